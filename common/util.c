@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const char *prog = "mmlock";
+
+void util_set_prog(const char *name)
+{
+	prog = name;
+}
+
+const char *util_prog(void)
+{
+	return prog;
+}
+
+static void vreport(const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", prog, level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void pr_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+void pr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void pr_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+static void *oom(size_t size)
+{
+	fprintf(stderr, "%s: out of memory allocating %zu bytes\n", prog, size);
+	exit(MMLOCK_EXIT_FAILURE);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	return p ? p : oom(size);
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	return p ? p : oom(nmemb * size);
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	return p ? p : oom(size);
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	return p ? p : oom(strlen(s) + 1);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	return n < 0 ? oom(0) : p;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	if (*end) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_i64(const char *s, int64_t *out)
+{
+	long long v;
+	char *end;
+
+	if (!s || !*s) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno)
+		return -1;
+	if (*end) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_scaled(const char *s, uint64_t *out,
+			const char *const *suffixes, const uint64_t *scales)
+{
+	unsigned long long v;
+	char *end;
+	int i;
+
+	if (!s || !*s || *s == '-') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (i = 0; suffixes[i]; i++) {
+		if (strcmp(end, suffixes[i]))
+			continue;
+		if (scales[i] && v > UINT64_MAX / scales[i]) {
+			errno = ERANGE;
+			return -1;
+		}
+		*out = v * scales[i];
+		return 0;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const char *const sfx[] = { "", "K", "k", "KB", "M", "MB", "G", "GB", NULL };
+	static const uint64_t mul[] = { 1, 1ULL << 10, 1ULL << 10, 1ULL << 10,
+					1ULL << 20, 1ULL << 20, 1ULL << 30, 1ULL << 30 };
+
+	return parse_scaled(s, bytes, sfx, mul);
+}
+
+int parse_duration_us(const char *s, uint64_t *usecs)
+{
+	static const char *const sfx[] = { "", "s", "ms", "us", "m", "h", NULL };
+	static const uint64_t mul[] = { 1000000, 1000000, 1000, 1, 60000000ULL,
+					3600000000ULL };
+
+	return parse_scaled(s, usecs, sfx, mul);
+}
+
+int close_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "%s: write failure on standard output: %s\n",
+			prog, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MMLOCK_H
+#define MMLOCK_H
+
+/*
+ * One function per subcommand, one file each.  argv[0] is the subcommand
+ * name; the return value is the process exit code (enum mmlock_exit).
+ */
+int cmd_analyze(int argc, char **argv);		/* analyzer/cmd-analyze.c */
+int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
+int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
+int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
+
+#endif /* MMLOCK_H */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tables expanded from the X-macro lists of mmlock_events.h.
+ */
+#include <string.h>
+
+#include "mmlock_events.h"
+
+#define MMLOCK_WORD(w) #w,
+const char *const mmlock_words_fault_lock[] = { MMLOCK_FAULT_LOCK(MMLOCK_WORD) NULL };
+const char *const mmlock_words_wait_reason[] = { MMLOCK_WAIT_REASON(MMLOCK_WORD) NULL };
+const char *const mmlock_words_retry_reason[] = { MMLOCK_RETRY_REASON(MMLOCK_WORD) NULL };
+const char *const mmlock_words_read_fail_reason[] = {
+	MMLOCK_READ_FAIL_REASON(MMLOCK_WORD) NULL
+};
+const char *const mmlock_words_fallback_reason[] = {
+	MMLOCK_FALLBACK_REASON(MMLOCK_WORD) NULL
+};
+#undef MMLOCK_WORD
+
+#define MMLOCK_FIELD(name, ctype, fmt, words) \
+	{ #name, ctype, MMLOCK_FMT_##fmt, MMLOCK_WORDS_##words },
+#define MMLOCK_WORDS_NULL		NULL
+#define MMLOCK_WORDS_fault_lock		mmlock_words_fault_lock
+#define MMLOCK_WORDS_wait_reason	mmlock_words_wait_reason
+#define MMLOCK_WORDS_retry_reason	mmlock_words_retry_reason
+#define MMLOCK_WORDS_read_fail_reason	mmlock_words_read_fail_reason
+#define MMLOCK_WORDS_fallback_reason	mmlock_words_fallback_reason
+
+#define MMLOCK_FIELD_TABLE(id, sys, name) \
+	static const struct mmlock_field fields_##name[] = { MMLOCK_F_##name(MMLOCK_FIELD) };
+MMLOCK_CUSTOM_EVENTS(MMLOCK_FIELD_TABLE)
+#undef MMLOCK_FIELD_TABLE
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct mmlock_event mmlock_events[MMLOCK_EV_NR] = {
+#define MMLOCK_CUSTOM(id, sys, name) \
+	[MMLOCK_EV_##id] = { MMLOCK_EV_##id, #sys, #name, fields_##name, \
+			     ARRAY_SIZE(fields_##name), 1 },
+	MMLOCK_CUSTOM_EVENTS(MMLOCK_CUSTOM)
+#undef MMLOCK_CUSTOM
+#define MMLOCK_STOCK(id, sys, name) \
+	[MMLOCK_EV_##id] = { MMLOCK_EV_##id, #sys, #name, NULL, 0, 0 },
+	MMLOCK_STOCK_EVENTS(MMLOCK_STOCK)
+#undef MMLOCK_STOCK
+};
+
+const struct mmlock_event *mmlock_event_find(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t syslen = colon ? (size_t)(colon - name) : 0;
+	const char *bare = colon ? colon + 1 : name;
+	int i;
+
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+
+		if (!ev->name || strcmp(ev->name, bare))
+			continue;
+		if (colon && (strlen(ev->system) != syslen ||
+			      strncmp(ev->system, name, syslen)))
+			continue;
+		return ev;
+	}
+	return NULL;
+}
+
+int mmlock_word_index(const char *const *words, const char *word)
+{
+	int i;
+
+	for (i = 0; words && words[i]; i++)
+		if (!strcmp(words[i], word))
+			return i;
+	return -1;
+}
+
+const struct mmlock_field *mmlock_event_field(const struct mmlock_event *ev,
+					      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_fields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event contract of ../shared/design/events.md in code: the one list of
+ * event names, systems, fields and enumeration words that the kernel patches,
+ * the collector and the analyzer all follow.
+ *
+ * Every custom event prints "key=value" pairs separated by single spaces, in
+ * the order of its field list below, starting with the common four
+ * (pid tgid prio mm).  The kernel patches declare TP_STRUCT__entry fields with
+ * exactly these names and C types; `mmlock events --check` compares a running
+ * kernel's format files with this table.
+ */
+#ifndef MMLOCK_EVENTS_H
+#define MMLOCK_EVENTS_H
+
+#include <stddef.h>
+
+/* How a field is printed in the event's text form. */
+enum mmlock_fmt {
+	MMLOCK_FMT_DEC,		/* %d / %u / %lu / %llu */
+	MMLOCK_FMT_HEX,		/* %lx, no 0x prefix (addresses a user acts on) */
+	MMLOCK_FMT_PTR,		/* %p, hashed: only equality matters */
+	MMLOCK_FMT_DEV,		/* major:minor */
+	MMLOCK_FMT_ENUM,	/* one word of the field's enumeration */
+	MMLOCK_FMT_FLAGS,	/* VM_FAULT_* words joined by '|', may be empty */
+	MMLOCK_FMT_SYM,		/* %pS: func+0xoff/0xsize, maybe followed by " [module]" */
+	MMLOCK_FMT_BOOL,	/* 0 or 1 */
+};
+
+/*
+ * Enumerations, printed as words.  The order is the kernel's numbering
+ * (the patches' TRACE_DEFINE_ENUM values follow it).
+ */
+#define MMLOCK_FAULT_LOCK(X)		\
+	X(vma)				\
+	X(mmap)				\
+	X(none)
+
+#define MMLOCK_WAIT_REASON(X)		\
+	X(folio_lock)			\
+	X(read_folio)			\
+	X(readahead)
+
+#define MMLOCK_RETRY_REASON(X)		\
+	X(drop_async_ra)		\
+	X(drop_sync_ra)			\
+	X(drop_folio_lock)		\
+	X(drop_read_folio)		\
+	X(killed)			\
+	X(nowait)			\
+	X(oom)
+
+#define MMLOCK_READ_FAIL_REASON(X)	\
+	X(write_locked)			\
+	X(contended)			\
+	X(detached)			\
+	X(seq_recheck)			\
+	X(wrong_mm)			\
+	X(out_of_range)			\
+	X(not_found)
+
+#define MMLOCK_FALLBACK_REASON(X)	\
+	X(retry)			\
+	X(vma_lock_failed)		\
+	X(kernel_mode)
+
+/*
+ * F(name, kernel C type, print form, enumeration or NULL)
+ * The C type is the one the patches give TP_STRUCT__entry, so it is also what
+ * the kernel's format file shows.
+ */
+#define MMLOCK_F_COMMON(F)					\
+	F(pid,		"int",			DEC,	NULL)	\
+	F(tgid,		"int",			DEC,	NULL)	\
+	F(prio,		"int",			DEC,	NULL)	\
+	F(mm,		"const void *",		PTR,	NULL)
+
+#define MMLOCK_F_filemap_fault_begin(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(vm_start,	"unsigned long",	HEX,	NULL)	\
+	F(vm_end,	"unsigned long",	HEX,	NULL)	\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(pgoff,	"unsigned long",	HEX,	NULL)	\
+	F(dev,		"dev_t",		DEV,	NULL)	\
+	F(ino,		"unsigned long",	DEC,	NULL)	\
+	F(lock,		"int",			ENUM,	fault_lock) \
+	F(user_pc,	"unsigned long",	HEX,	NULL)
+
+#define MMLOCK_F_filemap_fault_wait_start(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(reason,	"int",			ENUM,	wait_reason) \
+	F(lock,		"int",			ENUM,	fault_lock)
+
+#define MMLOCK_F_filemap_fault_wait_end(F)			\
+	MMLOCK_F_filemap_fault_wait_start(F)			\
+	F(waited_ns,	"u64",			DEC,	NULL)	\
+	F(err,		"int",			DEC,	NULL)
+
+#define MMLOCK_F_filemap_fault_retry(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(reason,	"int",			ENUM,	retry_reason) \
+	F(ret,		"unsigned int",		FLAGS,	NULL)
+
+#define MMLOCK_F_filemap_fault_end(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(ret,		"unsigned int",		FLAGS,	NULL)	\
+	F(major,	"int",			BOOL,	NULL)	\
+	F(lock_dropped,	"int",			BOOL,	NULL)
+
+#define MMLOCK_F_vma_start_write_begin(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(vm_start,	"unsigned long",	HEX,	NULL)	\
+	F(vm_end,	"unsigned long",	HEX,	NULL)	\
+	F(flags,	"unsigned long",	HEX,	NULL)	\
+	F(anon,		"int",			BOOL,	NULL)	\
+	F(dev,		"dev_t",		DEV,	NULL)	\
+	F(ino,		"unsigned long",	DEC,	NULL)	\
+	F(caller,	"unsigned long",	SYM,	NULL)	\
+	F(user_pc,	"unsigned long",	HEX,	NULL)
+
+/*
+ * readers: -1 where the lock design cannot count them (rwsem).
+ * detach: 1 when the wait is vma_mark_detached() waiting for readers
+ * (refcount design only), not a write lock.
+ * err: 0, or the killable writer's error (-EINTR) on kernels that have one.
+ */
+#define MMLOCK_F_vma_start_write_wait_start(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(vm_start,	"unsigned long",	HEX,	NULL)	\
+	F(vm_end,	"unsigned long",	HEX,	NULL)	\
+	F(readers,	"int",			DEC,	NULL)	\
+	F(detach,	"int",			BOOL,	NULL)
+
+#define MMLOCK_F_vma_start_write_wait_end(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(vm_start,	"unsigned long",	HEX,	NULL)	\
+	F(vm_end,	"unsigned long",	HEX,	NULL)	\
+	F(waited_ns,	"u64",			DEC,	NULL)	\
+	F(err,		"int",			DEC,	NULL)
+
+#define MMLOCK_F_vma_start_write_done(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(vm_start,	"unsigned long",	HEX,	NULL)	\
+	F(vm_end,	"unsigned long",	HEX,	NULL)
+
+#define MMLOCK_F_vma_start_read_fail(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(vma,		"const void *",		PTR,	NULL)	\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(reason,	"int",			ENUM,	read_fail_reason) \
+	F(caller,	"unsigned long",	SYM,	NULL)
+
+#define MMLOCK_F_fault_mmap_lock_fallback(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(address,	"unsigned long",	HEX,	NULL)	\
+	F(reason,	"int",			ENUM,	fallback_reason) \
+	F(fault,	"unsigned int",		FLAGS,	NULL)
+
+#define MMLOCK_F_mmap_lock_wait_start(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(write,	"int",			BOOL,	NULL)	\
+	F(caller,	"unsigned long",	SYM,	NULL)
+
+#define MMLOCK_F_mmap_lock_wait_end(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(write,	"int",			BOOL,	NULL)	\
+	F(success,	"int",			BOOL,	NULL)	\
+	F(waited_ns,	"u64",			DEC,	NULL)
+
+#define MMLOCK_F_mmap_lock_hold_start(F)			\
+	MMLOCK_F_COMMON(F)					\
+	F(write,	"int",			BOOL,	NULL)
+
+#define MMLOCK_F_mmap_lock_hold_end(F)				\
+	MMLOCK_F_COMMON(F)					\
+	F(write,	"int",			BOOL,	NULL)
+
+/*
+ * E(id, system, name): the custom events, in the order a person reads them.
+ */
+#define MMLOCK_CUSTOM_EVENTS(E)						\
+	E(FILEMAP_FAULT_BEGIN,		filemap,   filemap_fault_begin)	\
+	E(FILEMAP_FAULT_WAIT_START,	filemap,   filemap_fault_wait_start) \
+	E(FILEMAP_FAULT_WAIT_END,	filemap,   filemap_fault_wait_end) \
+	E(FILEMAP_FAULT_RETRY,		filemap,   filemap_fault_retry)	\
+	E(FILEMAP_FAULT_END,		filemap,   filemap_fault_end)	\
+	E(VMA_START_WRITE_BEGIN,	mmap_lock, vma_start_write_begin) \
+	E(VMA_START_WRITE_WAIT_START,	mmap_lock, vma_start_write_wait_start) \
+	E(VMA_START_WRITE_WAIT_END,	mmap_lock, vma_start_write_wait_end) \
+	E(VMA_START_WRITE_DONE,		mmap_lock, vma_start_write_done) \
+	E(VMA_START_READ_FAIL,		mmap_lock, vma_start_read_fail)	\
+	E(FAULT_MMAP_LOCK_FALLBACK,	mmap_lock, fault_mmap_lock_fallback) \
+	E(MMAP_LOCK_WAIT_START,		mmap_lock, mmap_lock_wait_start) \
+	E(MMAP_LOCK_WAIT_END,		mmap_lock, mmap_lock_wait_end)	\
+	E(MMAP_LOCK_HOLD_START,		mmap_lock, mmap_lock_hold_start) \
+	E(MMAP_LOCK_HOLD_END,		mmap_lock, mmap_lock_hold_end)
+
+/*
+ * The stock-kernel fallback.  Their fields differ between kernel versions
+ * (memcg_path on <= 6.13, memcg_id later), so only the names are fixed here;
+ * the analyzer reads the few keys it needs (mm, write, success, dev, ino).
+ */
+#define MMLOCK_STOCK_EVENTS(E)						\
+	E(MMAP_LOCK_START_LOCKING,	mmap_lock, mmap_lock_start_locking) \
+	E(MMAP_LOCK_ACQUIRE_RETURNED,	mmap_lock, mmap_lock_acquire_returned) \
+	E(MMAP_LOCK_RELEASED,		mmap_lock, mmap_lock_released)	\
+	E(MM_FILEMAP_FAULT,		filemap,   mm_filemap_fault)	\
+	E(SCHED_SWITCH,			sched,     sched_switch)
+
+enum mmlock_event_id {
+#define MMLOCK_EV_ENUM(id, sys, name) MMLOCK_EV_##id,
+	MMLOCK_CUSTOM_EVENTS(MMLOCK_EV_ENUM)
+	MMLOCK_EV_NR_CUSTOM,	/* stock events follow */
+	MMLOCK_STOCK_EVENTS(MMLOCK_EV_ENUM)
+	MMLOCK_EV_NR,
+#undef MMLOCK_EV_ENUM
+};
+
+/* C enumerations with the kernel's numbering, for code that switches on them. */
+#define MMLOCK_FL_ENUM(w)	MMLOCK_FL_##w,
+#define MMLOCK_WR_ENUM(w)	MMLOCK_WR_##w,
+#define MMLOCK_RR_ENUM(w)	MMLOCK_RR_##w,
+#define MMLOCK_RF_ENUM(w)	MMLOCK_RF_##w,
+#define MMLOCK_FB_ENUM(w)	MMLOCK_FB_##w,
+enum mmlock_fault_lock { MMLOCK_FAULT_LOCK(MMLOCK_FL_ENUM) MMLOCK_FL_NR };
+enum mmlock_wait_reason { MMLOCK_WAIT_REASON(MMLOCK_WR_ENUM) MMLOCK_WR_NR };
+enum mmlock_retry_reason { MMLOCK_RETRY_REASON(MMLOCK_RR_ENUM) MMLOCK_RR_NR };
+enum mmlock_read_fail_reason { MMLOCK_READ_FAIL_REASON(MMLOCK_RF_ENUM) MMLOCK_RF_NR };
+enum mmlock_fallback_reason { MMLOCK_FALLBACK_REASON(MMLOCK_FB_ENUM) MMLOCK_FB_NR };
+#undef MMLOCK_FL_ENUM
+#undef MMLOCK_WR_ENUM
+#undef MMLOCK_RR_ENUM
+#undef MMLOCK_RF_ENUM
+#undef MMLOCK_FB_ENUM
+
+struct mmlock_field {
+	const char		*name;
+	const char		*ctype;
+	enum mmlock_fmt		fmt;
+	const char *const	*words;		/* enumeration words, NULL-terminated */
+};
+
+struct mmlock_event {
+	enum mmlock_event_id		id;
+	const char			*system;
+	const char			*name;
+	const struct mmlock_field	*fields;	/* NULL for stock events */
+	unsigned int			nr_fields;
+	int				custom;
+};
+
+extern const struct mmlock_event mmlock_events[MMLOCK_EV_NR];
+
+/* Enumeration word lists, NULL-terminated, indexed by the kernel's values. */
+extern const char *const mmlock_words_fault_lock[];
+extern const char *const mmlock_words_wait_reason[];
+extern const char *const mmlock_words_retry_reason[];
+extern const char *const mmlock_words_read_fail_reason[];
+extern const char *const mmlock_words_fallback_reason[];
+
+/* Lookup by "name" or "system:name"; NULL when not in the contract. */
+const struct mmlock_event *mmlock_event_find(const char *name);
+/* Index of @word in a NULL-terminated list, -1 when absent. */
+int mmlock_word_index(const char *const *words, const char *word);
+/* The field called @name of @ev, or NULL. */
+const struct mmlock_field *mmlock_event_field(const struct mmlock_event *ev,
+					      const char *name);
+
+#endif /* MMLOCK_EVENTS_H */
