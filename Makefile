@@ -45,10 +45,13 @@ LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c analyzer/*.c \
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
+# Helper programs the test suites call (comparators, generators).
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:%.c=$(O)/%)
 
 DEPS_STAMP := $(O)/.deps-ok
 
-all: $(O)/mmlock $(UNIT_BINS)
+all: $(O)/mmlock $(UNIT_BINS) $(TOOL_BINS)
 
 # On a fresh Debian 12 machine the libraries are missing: install them once.
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -76,6 +79,10 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(O)/libmmlock.a
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
+$(O)/tests/tools/%: $(O)/tests/tools/%.o $(O)/libmmlock.a
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
 deps:
 	scripts/install-deps.sh
 
@@ -90,7 +97,7 @@ check: $(DEPS_STAMP)
 	$(Q)cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem \
 		-I tracepoints -I common -I . -D__GNUC__ -D_GNU_SOURCE \
-		mmlock.c $(LIB_SRCS) $(UNIT_SRCS)
+		mmlock.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS)
 
 clean:
 	$(quiet) CLEAN $(O)
