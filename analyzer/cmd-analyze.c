@@ -1,12 +1,375 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder: replaced by the analyzer (issue 2). */
+/*
+ * mmlock analyze: trace text in, one summary JSON out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "analysis.h"
+#include "input.h"
 #include "mmlock.h"
+#include "parse.h"
 #include "util.h"
+
+#define MAX_REPORTED_ERRORS 10
+
+struct analyze_ctx {
+	json_object	*errors;	/* the first MAX_REPORTED_ERRORS, for the JSON */
+	unsigned long	nr_errors;
+	unsigned long	open_failures;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: mmlock analyze [options] INPUT...\n"
+"\n"
+"INPUT: trace_pipe text (plain, gzip or zstd), trace-cmd report output, or a\n"
+"directory of numbered chunks (read in name order as one stream, with its\n"
+"trace.status). Writes the summary JSON (see analyzer/README.md).\n"
+"\n"
+"  -o, --output FILE          write the JSON there (default: standard output)\n"
+"  -w, --workload NAME        workload name for the JSON\n"
+"  -k, --kernel LABEL         kernel label for the JSON\n"
+"  -s, --sysctl NAME=VALUE    fault policy in force: filemap_fault_no_retry,\n"
+"                             fault_retry_vma_lock (default: from trace.status)\n"
+"  -t, --threshold-us N       Type-C score threshold of the verdict (default 1000)\n"
+"  -n, --top N                slowest pairs to list (default 10)\n"
+"      --stack-position before|after\n"
+"                             where a <stack trace> block stands relative to its\n"
+"                             event (default: trace.status, else after)\n"
+"      --status FILE          a trace.status to use for a plain file INPUT\n"
+"  -p, --pretty               indented JSON\n"
+"  -h, --help                 this text\n"
+"\n"
+"Exit: 0 written; 2 usage; 3 input missing, unreadable or without any trace\n"
+"line; 4 written but an input was damaged (malformed lines, truncated chunk);\n"
+"7 output not written.\n");
+}
+
+static void add_error(struct analyze_ctx *ctx, const char *file, unsigned long line,
+		      const char *what)
+{
+	json_object *o;
+
+	ctx->nr_errors++;
+	if (ctx->nr_errors > MAX_REPORTED_ERRORS)
+		return;
+	if (line)
+		pr_err("%s:%lu: %s", file, line, what);
+	else
+		pr_err("%s: %s", file, what);
+	o = json_object_new_object();
+	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "line", json_object_new_uint64(line));
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_array_add(ctx->errors, o);
+}
+
+static void on_input_error(void *p, enum input_error_kind kind, const char *file,
+			   unsigned long line, const char *what)
+{
+	struct analyze_ctx *ctx = p;
+
+	if (kind == INPUT_ERR_OPEN)
+		ctx->open_failures++;
+	add_error(ctx, file, line, what);
+}
+
+/* Settings the collector wrote; every key is optional. */
+struct status_info {
+	json_object	*root;
+	const char	**events;
+	int		nr_events;
+	int64_t		lost;
+	int		no_retry, retry_vma_lock, stack_before;
+	const char	*clock, *filter, *event_set;
+};
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int64_t jnum(json_object *o, const char *key, int64_t dflt)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return dflt;
+	if (json_object_is_type(v, json_type_int))
+		return json_object_get_int64(v);
+	if (json_object_is_type(v, json_type_object))
+		return jnum(v, "total", dflt);
+	return dflt;
+}
+
+static int load_status(const char *path, struct status_info *st)
+{
+	json_object *v, *sys;
+
+	st->root = json_object_from_file(path);
+	if (!st->root || !json_object_is_type(st->root, json_type_object)) {
+		pr_warn("%s: not a JSON object (%s); ignored", path, json_util_get_last_err());
+		json_object_put(st->root);
+		st->root = NULL;
+		return -1;
+	}
+	if (json_object_object_get_ex(st->root, "events", &v) &&
+	    json_object_is_type(v, json_type_array)) {
+		size_t i, n = json_object_array_length(v);
+
+		st->events = xcalloc(n + 1, sizeof(*st->events));
+		for (i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(v, i);
+			const char *name = json_object_is_type(e, json_type_string) ?
+				json_object_get_string(e) : jstr(e, "name");
+
+			if (name)
+				st->events[st->nr_events++] = name;
+		}
+	}
+	st->lost = jnum(st->root, "lost_events", -1);
+	st->clock = jstr(st->root, "clock");
+	st->filter = jstr(st->root, "filter");
+	st->event_set = jstr(st->root, "event_set");
+	if (json_object_object_get_ex(st->root, "sysctls", &sys)) {
+		st->no_retry = (int)jnum(sys, "filemap_fault_no_retry", st->no_retry);
+		st->retry_vma_lock = (int)jnum(sys, "fault_retry_vma_lock", st->retry_vma_lock);
+	}
+	if (jstr(st->root, "stack_position"))
+		st->stack_before = !strcmp(jstr(st->root, "stack_position"), "before");
+	return 0;
+}
+
+static int parse_sysctl(const char *arg, int *no_retry, int *retry_vma_lock)
+{
+	const char *eq = strchr(arg, '=');
+	int64_t v;
+
+	if (!eq || parse_i64(eq + 1, &v) || v < 0 || v > 1)
+		return -1;
+	if (!strncmp(arg, "filemap_fault_no_retry=", 23) ||
+	    !strncmp(arg, "vm.filemap_fault_no_retry=", 26))
+		*no_retry = (int)v;
+	else if (!strncmp(arg, "fault_retry_vma_lock=", 21) ||
+		 !strncmp(arg, "vm.fault_retry_vma_lock=", 24))
+		*retry_vma_lock = (int)v;
+	else
+		return -1;
+	return 0;
+}
+
+static int write_output(const char *path, json_object *root, int pretty)
+{
+	int flags = (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			      JSON_C_TO_STRING_PLAIN) | JSON_C_TO_STRING_NOSLASHESCAPE;
+	const char *text = json_object_to_json_string_ext(root, flags);
+	char *tmp;
+	FILE *f;
+
+	if (!path) {
+		if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
+		    fflush(stdout)) {
+			pr_err("write failure on standard output: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* a half-written summary must never look complete */
+	tmp = xasprintf("%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		pr_err("%s: cannot create: %s", tmp, strerror(errno));
+		goto out_free_tmp;
+	}
+	if (fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f) || ferror(f)) {
+		pr_err("%s: write failed: %s", tmp, strerror(errno));
+		fclose(f);
+		goto out_unlink;
+	}
+	if (fclose(f)) {
+		pr_err("%s: write failed: %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	if (rename(tmp, path)) {
+		pr_err("%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+		goto out_unlink;
+	}
+	free(tmp);
+	return 0;
+
+out_unlink:
+	unlink(tmp);
+out_free_tmp:
+	free(tmp);
+	return -1;
+}
 
 int cmd_analyze(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("not implemented yet");
-	return MMLOCK_EXIT_FAILURE;
+	enum { OPT_STACK_POS = 256, OPT_STATUS };
+	static const struct option opts[] = {
+		{ "output",		required_argument,	NULL, 'o' },
+		{ "workload",		required_argument,	NULL, 'w' },
+		{ "kernel",		required_argument,	NULL, 'k' },
+		{ "sysctl",		required_argument,	NULL, 's' },
+		{ "threshold-us",	required_argument,	NULL, 't' },
+		{ "top",		required_argument,	NULL, 'n' },
+		{ "stack-position",	required_argument,	NULL, OPT_STACK_POS },
+		{ "status",		required_argument,	NULL, OPT_STATUS },
+		{ "pretty",		no_argument,		NULL, 'p' },
+		{ "help",		no_argument,		NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct analysis_opts aopts = { .threshold_us = 1000, .top_n = 10 };
+	struct summary_meta meta = { .no_retry = -1, .retry_vma_lock = -1, .status_lost = -1 };
+	struct status_info st = { .no_retry = -1, .retry_vma_lock = -1, .lost = -1,
+				  .stack_before = -1 };
+	struct analyze_ctx ctx = { 0 };
+	const char *output = NULL, *status_path = NULL;
+	int pretty = 0, stack_pos = -1, no_retry = -1, retry_vma_lock = -1;
+	int c, ret = MMLOCK_EXIT_OK;
+	struct analysis *an = NULL;
+	struct input *in = NULL;
+	json_object *summary;
+	char *err = NULL, *line;
+	uint64_t v;
+	long len;
+
+	while ((c = getopt_long(argc, argv, "o:w:k:s:t:n:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'w':
+			meta.workload = optarg;
+			break;
+		case 'k':
+			meta.kernel = optarg;
+			break;
+		case 's':
+			if (parse_sysctl(optarg, &no_retry, &retry_vma_lock)) {
+				pr_err("--sysctl '%s': expected filemap_fault_no_retry=0|1 or "
+				       "fault_retry_vma_lock=0|1", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_u64(optarg, &v)) {
+				pr_err("--threshold-us '%s': expected microseconds", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			aopts.threshold_us = v;
+			break;
+		case 'n':
+			if (parse_u64(optarg, &v) || v > 10000) {
+				pr_err("--top '%s': expected 0..10000", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			aopts.top_n = (unsigned int)v;
+			break;
+		case OPT_STACK_POS:
+			if (strcmp(optarg, "before") && strcmp(optarg, "after")) {
+				pr_err("--stack-position '%s': expected before or after", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			stack_pos = !strcmp(optarg, "before");
+			break;
+		case OPT_STATUS:
+			status_path = optarg;
+			break;
+		case 'p':
+			pretty = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return MMLOCK_EXIT_OK;
+		default:
+			usage(stderr);
+			return MMLOCK_EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		pr_err("no INPUT given (a trace file, a chunk, or a chunk directory)");
+		usage(stderr);
+		return MMLOCK_EXIT_USAGE;
+	}
+
+	ctx.errors = json_object_new_array();
+	in = input_open(argv + optind, argc - optind, on_input_error, &ctx, &err);
+	if (!in) {
+		pr_err("%s", err);
+		free(err);
+		ret = MMLOCK_EXIT_INPUT;
+		goto out_put_errors;
+	}
+	if (!status_path)
+		status_path = input_status_path(in);
+	if (status_path)
+		load_status(status_path, &st);
+
+	aopts.stack_before = stack_pos >= 0 ? stack_pos : st.stack_before > 0;
+	an = analysis_new(&aopts);
+	while ((len = input_next_line(in, &line)) >= 0) {
+		struct parsed_line pl;
+
+		parse_line(line, &pl);
+		if (pl.kind == LINE_MALFORMED) {
+			char *what = xasprintf("expected %s, got '%.60s%s'", pl.what, line,
+					       len > 60 ? "..." : "");
+
+			analysis_malformed(an);
+			add_error(&ctx, input_file(in), input_lineno(in), what);
+			free(what);
+		}
+		analysis_feed(an, &pl);
+	}
+	analysis_finish(an);
+	if (ctx.nr_errors > MAX_REPORTED_ERRORS)
+		pr_err("%lu problems in the input in all; the first %d are listed above",
+		       ctx.nr_errors, MAX_REPORTED_ERRORS);
+
+	if (!analysis_trace_lines(an)) {
+		pr_err("no trace line in %s%s", argv[optind],
+		       argc - optind > 1 ? " and the other inputs" : "");
+		ret = MMLOCK_EXIT_INPUT;
+		goto out_free_analysis;
+	}
+
+	meta.no_retry = no_retry >= 0 ? no_retry : st.no_retry;
+	meta.retry_vma_lock = retry_vma_lock >= 0 ? retry_vma_lock : st.retry_vma_lock;
+	meta.clock = st.clock;
+	meta.filter = st.filter;
+	meta.event_set = st.event_set;
+	meta.events = st.events;
+	meta.nr_events = st.nr_events;
+	meta.status_lost = st.lost;
+	meta.chunks = input_nr_files(in);
+	meta.truncated_inputs = input_truncated(in);
+	meta.input_errors = ctx.errors;
+	summary = analysis_summary(an, &meta);
+	if (write_output(output, summary, pretty))
+		ret = MMLOCK_EXIT_OUTPUT;
+	else if (ctx.nr_errors)
+		ret = MMLOCK_EXIT_PARTIAL;
+	json_object_put(summary);
+
+out_free_analysis:
+	analysis_free(an);
+	input_close(in);
+	free(st.events);
+	json_object_put(st.root);
+out_put_errors:
+	json_object_put(ctx.errors);
+	return ret;
 }

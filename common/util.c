@@ -52,7 +52,7 @@ void pr_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void *oom(size_t size)
+static void oom(size_t size)
 {
 	fprintf(stderr, "%s: out of memory allocating %zu bytes\n", prog, size);
 	exit(MMLOCK_EXIT_FAILURE);
@@ -62,28 +62,36 @@ void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 
-	return p ? p : oom(size);
+	if (!p)
+		oom(size);
+	return p;
 }
 
 void *xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
-	return p ? p : oom(nmemb * size);
+	if (!p)
+		oom(nmemb * size);
+	return p;
 }
 
 void *xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);
 
-	return p ? p : oom(size);
+	if (!p)
+		oom(size);
+	return p;
 }
 
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 
-	return p ? p : oom(strlen(s) + 1);
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -95,7 +103,9 @@ char *xasprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&p, fmt, ap);
 	va_end(ap);
-	return n < 0 ? oom(0) : p;
+	if (n < 0)
+		oom(0);
+	return p;
 }
 
 int parse_u64(const char *s, uint64_t *out)

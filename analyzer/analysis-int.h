@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by analysis.c (pairing) and summary.c (JSON). */
+#ifndef MMLOCK_ANALYSIS_INT_H
+#define MMLOCK_ANALYSIS_INT_H
+
+#include <stdint.h>
+
+#include "analysis.h"
+#include "hist.h"
+#include "mmlock_events.h"
+
+enum slot {
+	SLOT_FAULT, SLOT_FAULT_WAIT, SLOT_RETRY_GAP, SLOT_VMA_WRITE, SLOT_VMA_WAIT,
+	SLOT_MMAP_WAIT, SLOT_MMAP_HOLD, SLOT_NR
+};
+
+enum slot_anomaly {
+	SA_END_WITHOUT_BEGIN, SA_BEGIN_NESTED, SA_UNCLOSED, SA_MODE_MISMATCH, SA_NR
+};
+
+enum wait_kind { WAIT_FAULT, WAIT_VMA, WAIT_MMAP, WAIT_NR };
+
+#define STACK_LEN	192
+#define CALLER_LEN	96
+#define COMM_LEN	32
+
+/* A call several intervals refer to: a fault call, a vma write, a retry gap, an acquisition. */
+struct call {
+	unsigned int	refs;
+	unsigned int	flags;
+#define CALL_A_FAULT	0x1	/* counted in type_a_faults */
+#define CALL_A_WRITER	0x2	/* counted in type_a_writers */
+#define CALL_B_FAULT	0x4	/* counted in type_b_faults (a retry gap) */
+	uint64_t	ts;			/* begin, or the retry for a gap */
+	uint64_t	mm, vma;
+	unsigned long	vm_start, vm_end, ino;
+	char		dev[24];
+	char		caller[CALLER_LEN];
+	char		stack[STACK_LEN];
+};
+
+struct task;
+
+struct ival {
+	struct ival	*prev, *next;
+	uint64_t	start, end;
+	uint64_t	mm, vma;
+	uint64_t	hold_start;	/* write acquisition: when its hold began */
+	struct call	*call;
+	struct task	*task;
+	int		prio, cpu, lock, write, has_vma, has_hold;
+	unsigned int	flags;
+#define IV_R		0x1	/* a read wait inside a retry gap (Type-B fault side) */
+#define IV_B_WRITER	0x2	/* counted in type_b_writers */
+#define IV_ACQ		0x4	/* a write acquisition (Type-B writer side) */
+	int		list;	/* which sweep list holds it, -1 none */
+};
+
+struct mmslot {
+	uint64_t	mm;
+	struct ival	*wait, *hold, *acq;
+};
+
+struct waitstat {
+	uint64_t	count, sum_ns, max_ns, over_1ms, over_10ms;
+};
+
+struct task {
+	int		pid, tgid, prio, sched_prio;
+	char		comm[COMM_LEN];
+	uint64_t	last_ts;
+	int		seen;
+	struct call	*fault;
+	int		fault_cpu;
+	struct ival	*fw;
+	struct call	*gap;
+	int		gap_cpu;
+	struct call	*vwrite;
+	int		vwrite_cpu;
+	struct ival	*vw;
+	struct mmslot	*mms;		/* custom events, per mm */
+	int		nr_mms;
+	struct mmslot	*stock_mms;	/* stock events, kept apart */
+	int		nr_stock_mms;
+	unsigned int	absorb[SLOT_NR];
+	struct waitstat	ws[WAIT_NR];
+	struct call	*stack_target;	/* the call a following stack block belongs to */
+	int		stack_target_cpu;
+	char		pending_stack[STACK_LEN];	/* --stack-position before */
+	int		pending_cpu;
+};
+
+struct pair_side {
+	int		pid, tgid, prio;
+	char		comm[COMM_LEN];
+	char		stack[STACK_LEN];
+};
+
+struct pair_rec {
+	char		type;		/* 'A' or 'B' */
+	int		c, holding;
+	uint64_t	dur_ns, start_ns;
+	struct pair_side blocked, blocker;
+	uint64_t	mm, vma;
+	unsigned long	vm_start, vm_end;
+	char		caller[CALLER_LEN];
+};
+
+struct caller_stat {
+	char		name[CALLER_LEN];
+	uint64_t	count, waits, wait_sum_ns, wait_max_ns;
+	uint64_t	a_pairs, a_ns, b_pairs, b_ns;
+};
+
+struct counter {
+	char		name[32];
+	uint64_t	count;
+};
+
+#define MAX_REASONS 16
+
+struct reason_counts {
+	int		nr;
+	struct counter	c[MAX_REASONS];
+};
+
+struct ilist {
+	struct ival	*head, *tail;
+};
+
+enum sweep_list { L_OPEN_FW, L_CLOSED_FW, L_OPEN_VW, L_CLOSED_VW,
+		  L_OPEN_R, L_CLOSED_R, L_OPEN_M, L_CLOSED_M, L_NR };
+
+struct analysis {
+	struct analysis_opts	opts;
+	/* tasks by pid: open addressing */
+	struct task		**tasks;
+	size_t			tasks_cap, nr_tasks;
+
+	struct ilist		lists[L_NR];
+	uint64_t		now, first_ts;
+	int			first_ts_set;
+
+	/* raw counts */
+	unsigned long		lines, events, other_events, stack_traces, malformed;
+	uint64_t		lost_markers;
+	uint64_t		ev_count[MMLOCK_EV_NR];
+	int			custom_mmap_seen;
+
+	/* filemap */
+	struct reason_counts	retry_reasons;
+	uint64_t		waits_by_lock[MMLOCK_FL_NR];
+	uint64_t		major_count;
+	struct hist		fault_wait;
+	/* vma writer */
+	struct hist		vma_wait;
+	struct caller_stat	*callers;
+	int			nr_callers, cap_callers;
+	uint64_t		file_backed, anonymous;
+	/* mmap_lock, custom and stock */
+	struct hist		mmap_wait, mmap_hold, mmap_write_hold;
+	struct hist		stock_wait, stock_hold, stock_write_hold;
+	uint64_t		wait_count[2], stock_wait_count[2];
+	struct reason_counts	read_fail, fallback;
+
+	/* contention */
+	uint64_t		a_count, a_ns, a_faults, a_writers;
+	uint64_t		b_count, b_ns, b_retry_ns, b_faults, b_writers;
+	uint64_t		b_holding, b_queued;
+	uint64_t		c_count, c_ns, c_from_a, c_from_b, c_prio_unknown;
+	struct pair_rec		*top;		/* min-heap by dur_ns */
+	unsigned int		nr_top;
+
+	uint64_t		anomalies[SLOT_NR][SA_NR];
+	uint64_t		an_fault_wait_outside, an_retry_outside, an_truncated;
+	uint64_t		an_backwards;
+
+	/* event name lookups */
+	const char		*names[MMLOCK_EV_NR];
+	const struct mmlock_event *name_events[MMLOCK_EV_NR];
+	int			nr_names;
+
+	/* stack block being read */
+	struct task		*stack_task;
+	int			stack_cpu;
+	char			stack_buf[STACK_LEN];
+	int			stack_frames;
+};
+
+extern const char *const slot_names[SLOT_NR];
+extern const char *const slot_anomaly_names[SA_NR];
+
+#endif /* MMLOCK_ANALYSIS_INT_H */

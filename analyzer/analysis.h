@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MMLOCK_ANALYSIS_H
+#define MMLOCK_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "parse.h"
+
+struct json_object;
+struct analysis;
+
+struct analysis_opts {
+	uint64_t	threshold_us;	/* Type-C score threshold of the verdict */
+	unsigned int	top_n;		/* slowest pairs kept */
+	int		stack_before;	/* stack blocks precede their event */
+};
+
+/* What the capture's metadata says, for the summary. */
+struct summary_meta {
+	const char	*workload;
+	const char	*kernel;
+	int		no_retry;		/* -1: unknown */
+	int		retry_vma_lock;		/* -1: unknown */
+	const char	*clock;
+	const char	*filter;
+	const char	*event_set;		/* from trace.status, or NULL */
+	const char	**events;		/* recorded events (system:name), or NULL */
+	int		nr_events;
+	int64_t		status_lost;		/* lost events the collector counted, -1 */
+	unsigned long	chunks;
+	unsigned long	truncated_inputs;
+	struct json_object *input_errors;	/* array, reference taken */
+};
+
+struct analysis *analysis_new(const struct analysis_opts *opts);
+/* Feed one parsed line. */
+void analysis_feed(struct analysis *an, const struct parsed_line *pl);
+/* Count a malformed line (the caller reports it). */
+void analysis_malformed(struct analysis *an);
+/* End of input: close what is open as unclosed. */
+void analysis_finish(struct analysis *an);
+/* Lines that were trace events or markers (not headers, not malformed). */
+unsigned long analysis_trace_lines(const struct analysis *an);
+struct json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta);
+void analysis_free(struct analysis *an);
+
+#endif /* MMLOCK_ANALYSIS_H */

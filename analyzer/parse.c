@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One trace_pipe / trace-cmd report line into its parts.  The layout is
+ *     COMM-PID [CPU] FLAGS SECS.FRAC: EVENT: PAYLOAD
+ * with "(TGID)" after COMM-PID when record-tgid is on, FLAGS absent in some
+ * trace-cmd output, and COMM free to hold spaces and dashes: the anchor is
+ * the first "[digits]" that follows "-digits" (and an optional "(tgid)").
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static int is_digits(const char *s, const char *end)
+{
+	if (s >= end)
+		return 0;
+	for (; s < end; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static const char *skip_spaces(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static int parse_header(const char *s)
+{
+	s = skip_spaces(s);
+	if (!*s || *s == '#')
+		return 1;
+	if (!strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10))
+		return 1;
+	if (!strncmp(s, "CPU ", 4) && strstr(s, " is empty"))
+		return 1;
+	return 0;
+}
+
+static int parse_lost(const char *s, struct parsed_line *out)
+{
+	char *end;
+	long cpu;
+	unsigned long long n;
+
+	s = skip_spaces(s);
+	if (strncmp(s, "CPU:", 4))
+		return 0;
+	cpu = strtol(s + 4, &end, 10);
+	if (end == s + 4 || strncmp(end, " [LOST ", 7))
+		return 0;
+	s = end + 7;
+	n = strtoull(s, &end, 10);
+	if (end == s || strncmp(end, " EVENTS]", 8))
+		return 0;
+	out->kind = LINE_LOST;
+	out->cpu = (int)cpu;
+	out->lost = n;
+	return 1;
+}
+
+/* "123.456789" (µs) or "123.456789012" (ns) into nanoseconds, integers only. */
+static int parse_ts(const char *s, const char *end, uint64_t *ns)
+{
+	const char *dot = memchr(s, '.', (size_t)(end - s));
+	uint64_t secs = 0, frac = 0;
+	int digits = 0;
+
+	if (!dot || !is_digits(s, dot) || !is_digits(dot + 1, end) || dot - s > 12)
+		return -1;
+	for (; s < dot; s++)
+		secs = secs * 10 + (uint64_t)(*s - '0');
+	for (s = dot + 1; s < end && digits < 9; s++, digits++)
+		frac = frac * 10 + (uint64_t)(*s - '0');
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = secs * 1000000000ULL + frac;
+	return 0;
+}
+
+static int is_key_char(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+static void split_payload(char *p, struct parsed_line *out)
+{
+	char *tok = p;
+
+	out->nr_fields = 0;
+	while (*tok) {
+		char *sp = strchr(tok, ' ');
+		char *eq = tok;
+
+		while (is_key_char((unsigned char)*eq))
+			eq++;
+		if (*eq == '=' && eq > tok && (!sp || eq < sp) &&
+		    out->nr_fields < PARSE_MAX_FIELDS) {
+			/* a new key: end the previous value at the space before it */
+			if (tok > p && tok[-1] == ' ')
+				tok[-1] = '\0';
+			*eq = '\0';
+			out->keys[out->nr_fields] = tok;
+			out->vals[out->nr_fields] = eq + 1;
+			out->nr_fields++;
+		}
+		/* else: a continuation of the previous value ("[module]", spaces) */
+		if (!sp)
+			break;
+		tok = sp + 1;
+	}
+}
+
+void parse_line(char *line, struct parsed_line *out)
+{
+	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon;
+
+	memset(out, 0, sizeof(*out));
+	out->tgid = -1;
+	if (parse_header(line)) {
+		out->kind = LINE_HEADER;
+		return;
+	}
+	p = (char *)skip_spaces(line);
+	if (!strncmp(p, "=> ", 3)) {
+		out->kind = LINE_FRAME;
+		out->frame = p + 3;
+		return;
+	}
+	if (!strncmp(p, "##### CPU", 9)) {
+		out->kind = LINE_HEADER;
+		return;
+	}
+	if (parse_lost(p, out))
+		return;
+
+	out->kind = LINE_MALFORMED;
+	out->what = "COMM-PID [CPU] TIMESTAMP: EVENT: ...";
+	/* find the CPU bracket that follows COMM-PID or COMM-PID (TGID) */
+	for (open = strchr(p, '['); open; open = strchr(open + 1, '[')) {
+		close = open + 1;
+		while (isdigit((unsigned char)*close))
+			close++;
+		if (close == open + 1 || *close != ']' || open == p || open[-1] != ' ')
+			continue;
+		pre_end = open;
+		while (pre_end > p && pre_end[-1] == ' ')
+			pre_end--;
+		if (pre_end > p && pre_end[-1] == ')') {
+			char *lp = pre_end - 1;
+
+			while (lp > p && *lp != '(')
+				lp--;
+			if (*lp != '(')
+				continue;
+			{
+				const char *t = skip_spaces(lp + 1);
+
+				out->tgid = isdigit((unsigned char)*t) ? atoi(t) : -1;
+			}
+			pre_end = lp;
+			while (pre_end > p && pre_end[-1] == ' ')
+				pre_end--;
+		}
+		dash = pre_end;
+		while (dash > p && isdigit((unsigned char)dash[-1]))
+			dash--;
+		if (dash == pre_end || dash == p || dash[-1] != '-')
+			continue;
+		out->pid = atoi(dash);
+		dash[-1] = '\0';
+		out->comm = p;
+		out->cpu = atoi(open + 1);
+		break;
+	}
+	if (!open) {
+		out->what = "COMM-PID [CPU] at the start of an event line";
+		return;
+	}
+	/* optional flags, then the timestamp ending in ':' */
+	ts = (char *)skip_spaces(close + 1);
+	ts_end = strchr(ts, ':');
+	if (!ts_end) {
+		out->what = "a TIMESTAMP: after the CPU";
+		return;
+	}
+	{
+		char *sp = strchr(ts, ' ');
+
+		if (sp && sp < ts_end) {
+			/* that token was the latency flags */
+			ts = (char *)skip_spaces(sp);
+			ts_end = strchr(ts, ':');
+			if (!ts_end) {
+				out->what = "a TIMESTAMP: after the flags";
+				return;
+			}
+		}
+	}
+	if (parse_ts(ts, ts_end, &out->ts_ns)) {
+		out->what = "a timestamp SECS.FRACTION";
+		return;
+	}
+	name = (char *)skip_spaces(ts_end + 1);
+	if (!*name) {
+		out->what = "an EVENT name after the timestamp";
+		return;
+	}
+	if (!strncmp(name, "<stack trace>", 13) || !strncmp(name, "<user stack trace>", 18)) {
+		out->kind = LINE_STACK;
+		out->event = "<stack trace>";
+		return;
+	}
+	colon = strchr(name, ':');
+	if (!colon || (colon[1] && colon[1] != ' ') || colon == name) {
+		out->what = "EVENT: after the timestamp";
+		return;
+	}
+	*colon = '\0';
+	if (strchr(name, ' ')) {
+		out->what = "an EVENT name without spaces";
+		return;
+	}
+	out->event = name;
+	out->kind = LINE_EVENT;
+	if (colon[1])
+		split_payload(colon + 2, out);
+}
+
+const char *parsed_get(const struct parsed_line *pl, const char *key)
+{
+	int i;
+
+	for (i = 0; i < pl->nr_fields; i++)
+		if (!strcmp(pl->keys[i], key))
+			return pl->vals[i];
+	return NULL;
+}

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The summary JSON of ../shared/design/analysis.md.  What the capture did not
+ * record is null, never 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "analysis-int.h"
+#include "util.h"
+
+enum family { FAM_FILEMAP, FAM_VMA_WRITER, FAM_READ_FAIL, FAM_FALLBACK, FAM_MMAP, FAM_NR };
+
+static const char *const family_names[FAM_NR] = {
+	"filemap_fault", "vma_writer", "vma_read_fail", "fallback", "mmap_lock",
+};
+
+static enum family family_of(const char *sys_name)
+{
+	const struct mmlock_event *ev = mmlock_event_find(sys_name);
+
+	if (!ev)
+		return FAM_NR;
+	switch (ev->id) {
+	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
+	case MMLOCK_EV_FILEMAP_FAULT_WAIT_START:
+	case MMLOCK_EV_FILEMAP_FAULT_WAIT_END:
+	case MMLOCK_EV_FILEMAP_FAULT_RETRY:
+	case MMLOCK_EV_FILEMAP_FAULT_END:
+		return FAM_FILEMAP;
+	case MMLOCK_EV_VMA_START_WRITE_BEGIN:
+	case MMLOCK_EV_VMA_START_WRITE_WAIT_START:
+	case MMLOCK_EV_VMA_START_WRITE_WAIT_END:
+	case MMLOCK_EV_VMA_START_WRITE_DONE:
+		return FAM_VMA_WRITER;
+	case MMLOCK_EV_VMA_START_READ_FAIL:
+		return FAM_READ_FAIL;
+	case MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK:
+		return FAM_FALLBACK;
+	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
+	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
+	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
+	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
+	case MMLOCK_EV_MMAP_LOCK_START_LOCKING:
+	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
+	case MMLOCK_EV_MMAP_LOCK_RELEASED:
+		return FAM_MMAP;
+	default:
+		return FAM_NR;
+	}
+}
+
+static json_object *jint(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static json_object *jus(uint64_t ns)
+{
+	return json_object_new_uint64(ns / 1000);
+}
+
+/* A double printed with @decimals, without binary noise ("0.63", not 0.6300000000000001). */
+static json_object *jdouble(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static json_object *dist(const struct hist *h, int measured)
+{
+	json_object *o = json_object_new_object();
+	static const struct { const char *key; unsigned int p; } pct[] = {
+		{ "median", 50 }, { "p90", 90 }, { "p99", 99 },
+	};
+	size_t i;
+
+	if (!measured) {
+		json_object_put(o);
+		return NULL;
+	}
+	add(o, "count", jint(h->count));
+	add(o, "min", h->count ? jint(h->min) : NULL);
+	for (i = 0; i < ARRAY_SIZE(pct); i++)
+		add(o, pct[i].key, h->count ? jint(hist_percentile(h, pct[i].p)) : NULL);
+	add(o, "max", h->count ? jint(h->max) : NULL);
+	return o;
+}
+
+static json_object *reasons(const struct reason_counts *rc, int measured)
+{
+	json_object *o;
+	int i;
+
+	if (!measured)
+		return NULL;
+	o = json_object_new_object();
+	for (i = 0; i < rc->nr; i++)
+		add(o, rc->c[i].name, jint(rc->c[i].count));
+	return o;
+}
+
+static json_object *count_or_null(uint64_t v, int measured)
+{
+	return measured ? jint(v) : NULL;
+}
+
+static json_object *us_or_null(uint64_t ns, int measured)
+{
+	return measured ? jus(ns) : NULL;
+}
+
+static json_object *hexstr(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)v);
+	return json_object_new_string(buf);
+}
+
+static json_object *side_json(const struct pair_side *s)
+{
+	json_object *o = json_object_new_object();
+
+	add(o, "pid", json_object_new_int(s->pid));
+	add(o, "tgid", s->tgid >= 0 ? json_object_new_int(s->tgid) : NULL);
+	add(o, "comm", json_object_new_string(s->comm));
+	add(o, "prio", s->prio >= 0 ? json_object_new_int(s->prio) : NULL);
+	if (s->stack[0])
+		add(o, "stack", json_object_new_string(s->stack));
+	return o;
+}
+
+static int cmp_pairs(const void *a, const void *b)
+{
+	const struct pair_rec *x = a, *y = b;
+
+	if (x->dur_ns != y->dur_ns)
+		return x->dur_ns < y->dur_ns ? 1 : -1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+static json_object *top_pairs(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	unsigned int i;
+	char buf[32];
+
+	qsort(an->top, an->nr_top, sizeof(*an->top), cmp_pairs);
+	for (i = 0; i < an->nr_top; i++) {
+		const struct pair_rec *p = &an->top[i];
+		json_object *o = json_object_new_object();
+
+		buf[0] = p->type;
+		buf[1] = '\0';
+		add(o, "type", json_object_new_string(buf));
+		add(o, "c", json_object_new_boolean(p->c));
+		add(o, "duration_us", jus(p->dur_ns));
+		snprintf(buf, sizeof(buf), "%llu.%06llu",
+			 (unsigned long long)(p->start_ns / 1000000000ULL),
+			 (unsigned long long)(p->start_ns % 1000000000ULL / 1000));
+		add(o, "start", json_object_new_string(buf));
+		add(o, "blocked", side_json(&p->blocked));
+		add(o, "blocker", side_json(&p->blocker));
+		add(o, "mm", hexstr(p->mm));
+		add(o, "vma", hexstr(p->vma));
+		snprintf(buf, sizeof(buf), "%lx", p->vm_start);
+		add(o, "vm_start", json_object_new_string(buf));
+		snprintf(buf, sizeof(buf), "%lx", p->vm_end);
+		add(o, "vm_end", json_object_new_string(buf));
+		add(o, "caller", json_object_new_string(p->caller[0] ? p->caller : "unknown"));
+		if (p->type == 'B')
+			add(o, "holding", json_object_new_boolean(p->holding));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static int cmp_callers_wait(const void *a, const void *b)
+{
+	const struct caller_stat *x = a, *y = b;
+
+	if (x->wait_sum_ns != y->wait_sum_ns)
+		return x->wait_sum_ns < y->wait_sum_ns ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_callers_contention(const void *a, const void *b)
+{
+	const struct caller_stat *x = a, *y = b;
+	uint64_t tx = x->a_ns + x->b_ns, ty = y->a_ns + y->b_ns;
+
+	if (tx != ty)
+		return tx < ty ? 1 : -1;
+	if (x->a_pairs + x->b_pairs != y->a_pairs + y->b_pairs)
+		return x->a_pairs + x->b_pairs < y->a_pairs + y->b_pairs ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static json_object *writer_callers(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers), cmp_callers_wait);
+	for (i = 0; i < an->nr_callers; i++) {
+		const struct caller_stat *c = &an->callers[i];
+		json_object *o;
+
+		if (!c->count && !c->waits)
+			continue;
+		o = json_object_new_object();
+		add(o, "caller", json_object_new_string(c->name));
+		add(o, "count", jint(c->count));
+		add(o, "waits", jint(c->waits));
+		add(o, "wait_sum_us", jus(c->wait_sum_ns));
+		add(o, "wait_max_us", jus(c->wait_max_ns));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *contention_callers(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
+	      cmp_callers_contention);
+	for (i = 0; i < an->nr_callers; i++) {
+		const struct caller_stat *c = &an->callers[i];
+		json_object *o;
+
+		if (!c->a_pairs && !c->b_pairs)
+			continue;
+		o = json_object_new_object();
+		add(o, "caller", json_object_new_string(c->name));
+		add(o, "type_a_pairs", jint(c->a_pairs));
+		add(o, "type_a_us", jus(c->a_ns));
+		add(o, "type_b_pairs", jint(c->b_pairs));
+		add(o, "type_b_us", jus(c->b_ns));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static int cmp_tasks(const void *a, const void *b)
+{
+	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static json_object *waits_by_pid(struct analysis *an)
+{
+	static const char *const kinds[WAIT_NR] = { "fault", "vma", "mmap" };
+	json_object *arr = json_object_new_array();
+	struct task **ts = xcalloc(an->nr_tasks + 1, sizeof(*ts));
+	size_t i, n = 0;
+	int k;
+
+	for (i = 0; i < an->tasks_cap; i++)
+		if (an->tasks[i])
+			ts[n++] = an->tasks[i];
+	qsort(ts, n, sizeof(*ts), cmp_tasks);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < WAIT_NR; k++) {
+			const struct waitstat *w = &ts[i]->ws[k];
+			json_object *o;
+
+			if (!w->count)
+				continue;
+			o = json_object_new_object();
+			add(o, "pid", json_object_new_int(ts[i]->pid));
+			add(o, "tgid", ts[i]->tgid >= 0 ? json_object_new_int(ts[i]->tgid) : NULL);
+			add(o, "comm", json_object_new_string(ts[i]->comm));
+			add(o, "kind", json_object_new_string(kinds[k]));
+			add(o, "count", jint(w->count));
+			add(o, "mean_us", jint(w->sum_ns / w->count / 1000));
+			add(o, "max_us", jus(w->max_ns));
+			add(o, "over_1ms", jint(w->over_1ms));
+			add(o, "over_10ms", jint(w->over_10ms));
+			json_object_array_add(arr, o);
+		}
+	}
+	free(ts);
+	return arr;
+}
+
+static json_object *anomalies(struct analysis *an)
+{
+	json_object *o = json_object_new_object();
+	char key[64];
+	int s, a;
+
+	for (s = 0; s < SLOT_NR; s++) {
+		for (a = 0; a < SA_NR; a++) {
+			if (!an->anomalies[s][a])
+				continue;
+			snprintf(key, sizeof(key), "%s_%s", slot_names[s], slot_anomaly_names[a]);
+			add(o, key, jint(an->anomalies[s][a]));
+		}
+	}
+	if (an->an_fault_wait_outside)
+		add(o, "fault_wait_outside_fault", jint(an->an_fault_wait_outside));
+	if (an->an_retry_outside)
+		add(o, "retry_outside_fault", jint(an->an_retry_outside));
+	if (an->an_truncated)
+		add(o, "truncated_by_lost_events", jint(an->an_truncated));
+	if (an->an_backwards)
+		add(o, "time_went_backwards", jint(an->an_backwards));
+	if (an->malformed)
+		add(o, "malformed_lines", jint(an->malformed));
+	return o;
+}
+
+static int any_custom(const struct analysis *an)
+{
+	int i;
+
+	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+		if (an->ev_count[i])
+			return 1;
+	return 0;
+}
+
+static int any_stock(const struct analysis *an)
+{
+	return an->ev_count[MMLOCK_EV_MMAP_LOCK_START_LOCKING] ||
+	       an->ev_count[MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED] ||
+	       an->ev_count[MMLOCK_EV_MMAP_LOCK_RELEASED] ||
+	       an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT];
+}
+
+static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c_ok,
+			    uint64_t threshold_us)
+{
+	json_object *o = json_object_new_object();
+	const char *code, *action;
+	char *text;
+	double mean_retry = 0, mean_wait = 0;
+
+	if (an->b_faults)
+		mean_retry = (double)an->b_retry_ns / 1000.0 / (double)an->b_faults;
+	if (an->fault_wait.count)
+		mean_wait = (double)an->fault_wait.sum / (double)an->fault_wait.count;
+
+	if (!a_ok || !c_ok) {
+		code = "inconclusive";
+		text = xasprintf("the capture did not record the events Type-A/C need "
+				 "(filemap_fault_* and vma_start_write_*): counts are null");
+		action = "record with a kernel carrying the mmlock patches";
+	} else if (an->a_count == 0 && an->c_count == 0) {
+		code = "no_inversion_observed";
+		text = xasprintf("no Type-A and no Type-C pair (Type-B pairs: %llu)",
+				 (unsigned long long)an->b_count);
+		action = "widen the workload coverage";
+	} else if (an->c_count > 0 && an->c_ns / 1000 > threshold_us) {
+		code = "inversion_confirmed";
+		text = xasprintf("%llu Type-C pairs, score %llu us > threshold %llu us",
+				 (unsigned long long)an->c_count,
+				 (unsigned long long)(an->c_ns / 1000),
+				 (unsigned long long)threshold_us);
+		action = "stop the pure rip-out; push Option 1 (retry under the per-VMA lock)";
+	} else if (an->a_count > 0 && an->c_count == 0) {
+		code = "contention_without_inversion";
+		text = xasprintf("%llu Type-A pairs (%llu us), no Type-C pair",
+				 (unsigned long long)an->a_count,
+				 (unsigned long long)(an->a_ns / 1000));
+		action = "quantify the cost of the contention";
+	} else if (b_ok && an->b_count > 0 && mean_retry > 2 * mean_wait) {
+		code = "rip_out_benefit_clear";
+		text = xasprintf("mean retry-to-mmap_lock %.1f us per Type-B fault > 2 x mean "
+				 "fault wait %.1f us", mean_retry, mean_wait);
+		action = "the retry path costs more than the I/O wait: the rip-out pays off";
+	} else {
+		code = "inconclusive";
+		text = xasprintf("Type-C score %llu us <= threshold %llu us (%llu pairs); "
+				 "Type-B pairs %llu, mean retry-to-mmap_lock %.1f us vs mean "
+				 "fault wait %.1f us",
+				 (unsigned long long)(an->c_ns / 1000),
+				 (unsigned long long)threshold_us,
+				 (unsigned long long)an->c_count,
+				 (unsigned long long)an->b_count, mean_retry, mean_wait);
+		action = "run longer or widen the workload to decide";
+	}
+	add(o, "code", json_object_new_string(code));
+	add(o, "text", json_object_new_string(text));
+	add(o, "action", json_object_new_string(action));
+	add(o, "threshold_us", jint(threshold_us));
+	free(text);
+	return o;
+}
+
+json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta)
+{
+	json_object *root = json_object_new_object(), *o, *missing;
+	int rec[FAM_NR], stock_mode, i, a_ok, b_ok, c_ok;
+	uint64_t first_ts = 0, last_ts = an->now;
+	const char *event_set;
+
+	/* Which families did the capture record? */
+	stock_mode = !any_custom(an) && any_stock(an);
+	if (meta->events) {
+		for (i = 0; i < FAM_NR; i++)
+			rec[i] = 0;
+		for (i = 0; i < meta->nr_events; i++) {
+			enum family f = family_of(meta->events[i]);
+
+			if (f < FAM_NR)
+				rec[f] = 1;
+		}
+		if (meta->event_set && !strcmp(meta->event_set, "stock"))
+			stock_mode = 1;
+	} else {
+		for (i = 0; i < FAM_NR; i++)
+			rec[i] = !stock_mode || i == FAM_MMAP;
+	}
+	if (meta->event_set)
+		event_set = meta->event_set;
+	else if (any_custom(an))
+		event_set = any_stock(an) ? "mixed" : "custom";
+	else
+		event_set = stock_mode ? "stock" : "none";
+
+	a_ok = rec[FAM_FILEMAP] && rec[FAM_VMA_WRITER] && !stock_mode;
+	b_ok = rec[FAM_FILEMAP] && rec[FAM_MMAP] && !stock_mode;
+	c_ok = a_ok && b_ok;
+
+	add(root, "schema_version", json_object_new_int(1));
+	add(root, "workload", meta->workload ? json_object_new_string(meta->workload) : NULL);
+	add(root, "kernel", meta->kernel ? json_object_new_string(meta->kernel) : NULL);
+	o = json_object_new_object();
+	add(o, "filemap_fault_no_retry",
+	    meta->no_retry >= 0 ? json_object_new_int(meta->no_retry) : NULL);
+	add(o, "fault_retry_vma_lock",
+	    meta->retry_vma_lock >= 0 ? json_object_new_int(meta->retry_vma_lock) : NULL);
+	add(root, "policy", o);
+
+	/* capture */
+	o = json_object_new_object();
+	add(o, "events", jint(an->events));
+	add(o, "lost_events", jint(meta->status_lost > (int64_t)an->lost_markers ?
+				   (uint64_t)meta->status_lost : an->lost_markers));
+	add(o, "chunks", jint(meta->chunks));
+	if (an->first_ts_set)
+		first_ts = an->first_ts;
+	add(o, "duration_s", jdouble((double)(last_ts - first_ts) / 1e9, 6));
+	add(o, "clock", meta->clock ? json_object_new_string(meta->clock) : NULL);
+	add(o, "filter", meta->filter ? json_object_new_string(meta->filter) : NULL);
+	missing = json_object_new_array();
+	for (i = 0; i < FAM_NR; i++)
+		if (!rec[i] || (stock_mode && i != FAM_MMAP))
+			json_object_array_add(missing, json_object_new_string(family_names[i]));
+	add(o, "event_families_missing", missing);
+	add(o, "event_set", json_object_new_string(event_set));
+	add(o, "stack_traces", jint(an->stack_traces));
+	add(o, "other_events", jint(an->other_events));
+	add(o, "truncated_inputs", jint(meta->truncated_inputs));
+	add(root, "capture", o);
+
+	/* filemap_fault */
+	{
+		int m = rec[FAM_FILEMAP] && !stock_mode;
+		uint64_t total = stock_mode ? an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] :
+			an->ev_count[MMLOCK_EV_FILEMAP_FAULT_BEGIN];
+		uint64_t retries = an->ev_count[MMLOCK_EV_FILEMAP_FAULT_RETRY];
+		json_object *wl;
+
+		o = json_object_new_object();
+		add(o, "total_count", count_or_null(total, m || stock_mode));
+		add(o, "retry_count", count_or_null(retries, m));
+		add(o, "retry_rate_pct", m && total ?
+		    jdouble(100.0 * (double)retries / (double)total, 2) : NULL);
+		add(o, "wait_durations_us", dist(&an->fault_wait, m));
+		add(o, "retry_reasons", reasons(&an->retry_reasons, m));
+		if (m) {
+			wl = json_object_new_object();
+			for (i = 0; i < MMLOCK_FL_NR; i++)
+				add(wl, mmlock_words_fault_lock[i], jint(an->waits_by_lock[i]));
+		} else {
+			wl = NULL;
+		}
+		add(o, "waits_by_lock", wl);
+		add(o, "major_count", count_or_null(an->major_count, m));
+		add(root, "filemap_fault", o);
+	}
+
+	/* vma_writer */
+	{
+		int m = rec[FAM_VMA_WRITER] && !stock_mode;
+
+		o = json_object_new_object();
+		add(o, "total_count",
+		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m));
+		add(o, "wait_durations_us", dist(&an->vma_wait, m));
+		add(o, "by_caller", m ? writer_callers(an) : NULL);
+		add(o, "file_backed", count_or_null(an->file_backed, m));
+		add(o, "anonymous", count_or_null(an->anonymous, m));
+		add(root, "vma_writer", o);
+	}
+
+	/* mmap_lock: our events, else the stock ones */
+	{
+		int m = rec[FAM_MMAP];
+		int use_stock = stock_mode || (!an->custom_mmap_seen && any_stock(an));
+
+		o = json_object_new_object();
+		add(o, "wait_durations_us", dist(use_stock ? &an->stock_wait : &an->mmap_wait, m));
+		add(o, "hold_durations_us", dist(use_stock ? &an->stock_hold : &an->mmap_hold, m));
+		add(o, "write_hold_durations_us",
+		    dist(use_stock ? &an->stock_write_hold : &an->mmap_write_hold, m));
+		add(o, "wait_count_read",
+		    count_or_null(use_stock ? an->stock_wait_count[0] : an->wait_count[0], m));
+		add(o, "wait_count_write",
+		    count_or_null(use_stock ? an->stock_wait_count[1] : an->wait_count[1], m));
+		add(o, "source", m ? json_object_new_string(use_stock ?
+			"stock (waits include uncontended acquisitions)" : "custom") : NULL);
+		add(root, "mmap_lock", o);
+	}
+
+	{
+		int m = rec[FAM_READ_FAIL] && !stock_mode;
+
+		o = json_object_new_object();
+		add(o, "total_count",
+		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_READ_FAIL], m));
+		add(o, "reasons", reasons(&an->read_fail, m));
+		add(root, "vma_read_fail", o);
+		m = rec[FAM_FALLBACK] && !stock_mode;
+		o = json_object_new_object();
+		add(o, "total_count",
+		    count_or_null(an->ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));
+		add(o, "reasons", reasons(&an->fallback, m));
+		add(root, "fallback", o);
+	}
+
+	/* contention */
+	o = json_object_new_object();
+	add(o, "type_a_count", count_or_null(an->a_count, a_ok));
+	add(o, "type_a_duration_sum_us", us_or_null(an->a_ns, a_ok));
+	add(o, "type_a_faults", count_or_null(an->a_faults, a_ok));
+	add(o, "type_a_writers", count_or_null(an->a_writers, a_ok));
+	add(o, "type_b_count", count_or_null(an->b_count, b_ok));
+	add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->b_retry_ns, b_ok));
+	add(o, "type_b_duration_sum_us", us_or_null(an->b_ns, b_ok));
+	add(o, "type_b_faults", count_or_null(an->b_faults, b_ok));
+	add(o, "type_b_writers", count_or_null(an->b_writers, b_ok));
+	add(o, "type_b_writers_holding", count_or_null(an->b_holding, b_ok));
+	add(o, "type_b_writers_queued", count_or_null(an->b_queued, b_ok));
+	add(o, "type_c_count", count_or_null(an->c_count, c_ok));
+	add(o, "type_c_score_us", us_or_null(an->c_ns, c_ok));
+	add(o, "type_c_from_a", count_or_null(an->c_from_a, c_ok));
+	add(o, "type_c_from_b", count_or_null(an->c_from_b, c_ok));
+	add(o, "type_c_prio_unknown", count_or_null(an->c_prio_unknown, c_ok));
+	add(o, "threshold_us", jint(an->opts.threshold_us));
+	add(o, "top_pairs", top_pairs(an));
+	add(o, "by_caller", contention_callers(an));
+	add(root, "contention", o);
+
+	add(root, "waits_by_pid", waits_by_pid(an));
+	add(root, "anomalies", anomalies(an));
+	add(root, "input_errors", meta->input_errors ? json_object_get(meta->input_errors) :
+						     json_object_new_array());
+	add(root, "verdict", verdict(an, a_ok, b_ok, c_ok, an->opts.threshold_us));
+	return root;
+}
