@@ -51,14 +51,16 @@ uint64_t hist_percentile(const struct hist *h, unsigned int p)
 	uint64_t rank = (h->count * p + 99) / 100, seen = 0;
 	unsigned int b;
 
-	if (rank == 0)
-		rank = 1;
+	/* the smallest and the largest are known exactly */
+	if (rank <= 1)
+		return h->min;
+	if (rank >= h->count)
+		return h->max;
 	for (b = 0; b < NR_BUCKETS; b++) {
 		seen += h->buckets[b];
 		if (seen >= rank) {
 			uint64_t v = bucket_low(b);
 
-			/* the extremes are known exactly */
 			if (v < h->min)
 				v = h->min;
 			return v > h->max ? h->max : v;

@@ -155,7 +155,8 @@ static json_object *top_pairs(struct analysis *an)
 	unsigned int i;
 	char buf[32];
 
-	qsort(an->top, an->nr_top, sizeof(*an->top), cmp_pairs);
+	if (an->nr_top)
+		qsort(an->top, an->nr_top, sizeof(*an->top), cmp_pairs);
 	for (i = 0; i < an->nr_top; i++) {
 		const struct pair_rec *p = &an->top[i];
 		json_object *o = json_object_new_object();
@@ -213,7 +214,9 @@ static json_object *writer_callers(struct analysis *an)
 	json_object *arr = json_object_new_array();
 	int i;
 
-	qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers), cmp_callers_wait);
+	if (an->nr_callers)
+		qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
+		      cmp_callers_wait);
 	for (i = 0; i < an->nr_callers; i++) {
 		const struct caller_stat *c = &an->callers[i];
 		json_object *o;
@@ -236,8 +239,9 @@ static json_object *contention_callers(struct analysis *an)
 	json_object *arr = json_object_new_array();
 	int i;
 
-	qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
-	      cmp_callers_contention);
+	if (an->nr_callers)
+		qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
+		      cmp_callers_contention);
 	for (i = 0; i < an->nr_callers; i++) {
 		const struct caller_stat *c = &an->callers[i];
 		json_object *o;

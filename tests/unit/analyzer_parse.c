@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The line parser on the layouts a capture can hold, and the histogram. */
+#include <string.h>
+
+#include "analyzer/hist.h"
+#include "analyzer/parse.h"
+#include "test.h"
+
+static struct parsed_line pl;
+static char buf[1024];
+
+static void parse(const char *s)
+{
+	strcpy(buf, s);
+	parse_line(buf, &pl);
+}
+
+int main(void)
+{
+	struct hist h = { 0 };
+	int i;
+
+	parse("     Binder:12_3-456   [001] d..2.   1234.000567: mmap_lock_hold_start: pid=456 tgid=12 prio=120 mm=00000000aa write=1");
+	CHECK(pl.kind == LINE_EVENT && pl.pid == 456 && !strcmp(pl.comm, "Binder:12_3") &&
+	      pl.cpu == 1 && pl.ts_ns == 1234000567000ULL, "comm with colon and dash, flags");
+	CHECK(!strcmp(pl.event, "mmap_lock_hold_start") && !strcmp(parsed_get(&pl, "write"), "1"),
+	      "event name and a payload value");
+	parse("  my app-worker-77 (     70) [003] .....    5.100000: vma_start_write_begin: pid=77 caller=dup_mmap+0x2f4/0x5a0 [mymod] user_pc=0");
+	CHECK(pl.kind == LINE_EVENT && pl.pid == 77 && pl.tgid == 70 &&
+	      !strcmp(pl.comm, "my app-worker"), "comm with space and dashes, tgid column");
+	CHECK(!strcmp(parsed_get(&pl, "caller"), "dup_mmap+0x2f4/0x5a0 [mymod]") &&
+	      !strcmp(parsed_get(&pl, "user_pc"), "0"), "a [module] token belongs to caller=");
+	parse("  kworker/u8:2-12 (-------) [000]   10.5: sched_switch: prev_comm=a b prev_pid=12 prev_prio=120 prev_state=S ==> next_comm=c next_pid=6 next_prio=100");
+	CHECK(pl.kind == LINE_EVENT && pl.tgid == -1 && pl.ts_ns == 10500000000ULL &&
+	      !strcmp(parsed_get(&pl, "prev_comm"), "a b") &&
+	      !strcmp(parsed_get(&pl, "next_prio"), "100"),
+	      "unknown tgid, no flags, short fraction, values with spaces");
+	parse("CPU:3 [LOST 1234 EVENTS]");
+	CHECK(pl.kind == LINE_LOST && pl.cpu == 3 && pl.lost == 1234, "lost-events marker");
+	parse("           a-1     [000] .....   1.000001: <stack trace>");
+	CHECK(pl.kind == LINE_STACK && pl.pid == 1, "stack block header");
+	parse(" => do_syscall_64+0x5d/0x170");
+	CHECK(pl.kind == LINE_FRAME && !strcmp(pl.frame, "do_syscall_64+0x5d/0x170"), "frame");
+	parse("# tracer: nop");
+	CHECK(pl.kind == LINE_HEADER, "comment header");
+	parse("cpus=2");
+	CHECK(pl.kind == LINE_HEADER, "trace-cmd header");
+	parse("   a-1 [000] 1.x: ev: k=v");
+	CHECK(pl.kind == LINE_MALFORMED && pl.what, "bad timestamp is malformed, with a reason");
+	parse("half a line without the layout");
+	CHECK(pl.kind == LINE_MALFORMED, "free text is malformed");
+	parse("  a-1 [000] ..... 1234567.123456789: ev: k=");
+	CHECK(pl.kind == LINE_EVENT && pl.ts_ns == 1234567123456789ULL &&
+	      !strcmp(parsed_get(&pl, "k"), ""), "nanosecond timestamp, empty value");
+
+	for (i = 1; i <= 100; i++)
+		hist_add(&h, (uint64_t)i);
+	CHECK(h.count == 100 && h.min == 1 && h.max == 100 && h.sum == 5050, "hist count/min/max/sum");
+	CHECK(hist_percentile(&h, 50) == 50 && hist_percentile(&h, 90) == 90 &&
+	      hist_percentile(&h, 99) == 99, "nearest-rank percentiles below 4096 are exact");
+	hist_add(&h, 1000000);
+	CHECK(hist_percentile(&h, 100) == 1000000, "max is exact above 4096");
+	hist_free(&h);
+	memset(&h, 0, sizeof(h));
+	hist_add(&h, 123456789);
+	hist_add(&h, 123456790);
+	CHECK(hist_percentile(&h, 50) <= 123456789 &&
+	      hist_percentile(&h, 50) >= 123456789 - 123456789 / 2048,
+	      "large values within 1/2048 of their bucket");
+	hist_free(&h);
+	return TEST_EXIT();
+}
