@@ -340,10 +340,18 @@ int cmd_analyze(int argc, char **argv)
 		       ctx.nr_errors, MAX_REPORTED_ERRORS);
 
 	if (!analysis_trace_lines(an)) {
-		pr_err("no trace line in %s%s", argv[optind],
-		       argc - optind > 1 ? " and the other inputs" : "");
-		ret = MMLOCK_EXIT_INPUT;
-		goto out_free_analysis;
+		/*
+		 * Nothing to analyze.  An unreadable input was already named;
+		 * a damaged one (a zstd chunk cut inside its only block) still
+		 * gets a summary that says so, with exit 4 below.
+		 */
+		if (!ctx.nr_errors)
+			pr_err("no trace line in %s%s", argv[optind],
+			       argc - optind > 1 ? " and the other inputs" : "");
+		if (!ctx.nr_errors || ctx.open_failures) {
+			ret = MMLOCK_EXIT_INPUT;
+			goto out_free_analysis;
+		}
 	}
 
 	meta.no_retry = no_retry >= 0 ? no_retry : st.no_retry;

@@ -267,8 +267,11 @@ static int open_next(struct input *in)
 
 static void report_truncated(struct input *in, const char *codec, size_t partial)
 {
-	char *msg = xasprintf("%s data ends early after line %lu%s", codec, in->lineno,
-			      partial ? "; the incomplete line after it was dropped" : "");
+	/* zstd decodes whole blocks (up to 128 KiB): the cut block's lines are gone */
+	char *msg = xasprintf("%s data ends early after line %lu%s%s", codec, in->lineno,
+			      partial ? "; the incomplete line after it was dropped" : "",
+			      in->codec == CODEC_ZSTD ?
+			      "; lines in the cut zstd block cannot be recovered" : "");
 
 	in->truncated++;
 	report(in, INPUT_ERR_TRUNCATED, msg);

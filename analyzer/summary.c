@@ -166,10 +166,7 @@ static json_object *top_pairs(struct analysis *an)
 		add(o, "type", json_object_new_string(buf));
 		add(o, "c", json_object_new_boolean(p->c));
 		add(o, "duration_us", jus(p->dur_ns));
-		snprintf(buf, sizeof(buf), "%llu.%06llu",
-			 (unsigned long long)(p->start_ns / 1000000000ULL),
-			 (unsigned long long)(p->start_ns % 1000000000ULL / 1000));
-		add(o, "start", json_object_new_string(buf));
+		add(o, "start_us", jus(p->start_ns));
 		add(o, "blocked", side_json(&p->blocked));
 		add(o, "blocker", side_json(&p->blocker));
 		add(o, "mm", hexstr(p->mm));
