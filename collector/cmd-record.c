@@ -1,12 +1,1144 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Placeholder until the collector lands (issue 4). */
+/*
+ * mmlock record: stream events from a private tracefs instance into DIR.
+ *
+ * Setup happens with tracing off in instance mmlock-PID (the top-level
+ * instance is never written); a COMMAND is forked first and held at a gate
+ * (a pipe) until its pid filter is in place.  Text mode reads the instance's
+ * trace_pipe with read(2) and feeds the chunk writer; binary mode runs one
+ * reader thread per CPU (binary.c).  Every exit path turns tracing off,
+ * drains, writes trace.status and removes the instance.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
 #include "mmlock.h"
+#include "mmlock_events.h"
+#include "record.h"
 #include "util.h"
+
+#define READ_BUF	(64 * 1024)
+#define POLL_MS		100
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_changed;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() and read() return EINTR */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -1;
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	if (sigaction(SIGCHLD, &sa, NULL))
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void default_signals(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void set_error(struct record *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print the error once and keep it for trace.status. */
+static void set_error(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	pr_err("%s", msg);
+	if (!r->error)
+		r->error = msg;
+	else
+		free(msg);
+}
+
+/* ------------------------------------------------------------ output dir */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* With --force: remove the files a previous recording left, nothing else. */
+static int clear_outdir(const char *dir)
+{
+	static const char *const trees[] = { "raw", "tracefs" };
+	struct dirent *d;
+	DIR *dp;
+	size_t i;
+	int ret = 0;
+
+	dp = opendir(dir);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (!strncmp(d->d_name, "trace-", 6) || !strncmp(d->d_name, "trace.status", 12) ||
+		    !strcmp(d->d_name, "kallsyms")) {
+			char *p = xasprintf("%s/%s", dir, d->d_name);
+
+			if (unlink(p))
+				ret = -1;
+			free(p);
+		}
+	}
+	closedir(dp);
+	for (i = 0; i < ARRAY_SIZE(trees); i++) {
+		char *p = xasprintf("%s/%s", dir, trees[i]);
+
+		if (!access(p, F_OK) && nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS))
+			ret = -1;
+		free(p);
+	}
+	return ret;
+}
+
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	int ret = 0;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			ret = -1;
+		*s = '/';
+		if (ret)
+			break;
+	}
+	if (!ret && mkdir(p, 0755))
+		ret = -1;
+	free(p);
+	return ret;
+}
+
+static int dir_is_empty(const char *path)
+{
+	struct dirent *d;
+	DIR *dp = opendir(path);
+	int empty = 1;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	}
+	closedir(dp);
+	return empty;
+}
+
+static int open_outdir(struct record *r)
+{
+	const char *path = r->opts->output;
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT || mkdir_p(path)) {
+			set_error(r, "cannot create output directory %s: %s", path, strerror(errno));
+			return -1;
+		}
+		r->made_outdir = 1;
+	} else if (S_ISLNK(st.st_mode) && !r->opts->force) {
+		set_error(r, "refusing output %s: it is a symbolic link (give --force to write "
+			  "where it points)", path);
+		return -1;
+	} else {
+		if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+			set_error(r, "output %s exists and is not a directory", path);
+			return -1;
+		}
+		if (!dir_is_empty(path)) {
+			if (!r->opts->force) {
+				set_error(r, "refusing output %s: the directory is not empty (give "
+					  "--force to replace a previous recording there)", path);
+				return -1;
+			}
+			if (clear_outdir(path)) {
+				set_error(r, "cannot clear %s: %s", path, strerror(errno));
+				return -1;
+			}
+		}
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || faccessat(fd, ".", W_OK, AT_EACCESS)) {
+		set_error(r, "cannot write to output directory %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	r->outdir_fd = fd;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static int has_event(struct collector *c, const char *sys, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->events[i].system, sys) && !strcmp(c->events[i].name, name))
+			return 1;
+	return 0;
+}
+
+static void add_event(struct collector *c, char *sys, char *name)
+{
+	struct rec_event *e;
+	char *full;
+
+	if (has_event(c, sys, name)) {
+		free(sys);
+		free(name);
+		return;
+	}
+	c->events = xrealloc(c->events, (c->nr_events + 1) * sizeof(*c->events));
+	e = &c->events[c->nr_events++];
+	memset(e, 0, sizeof(*e));
+	e->system = sys;
+	e->name = name;
+	full = xasprintf("%s:%s", sys, name);
+	e->custom = mmlock_event_find(full) && mmlock_event_find(full)->custom;
+	free(full);
+}
+
+static int available(struct collector *c, const char *sys, const char *name)
+{
+	char *full = xasprintf("%s:%s", sys, name);
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < c->nr_available && !found; i++)
+		found = !strcmp(c->available[i], full);
+	free(full);
+	return found;
+}
+
+/* The contract's events, or the stock fallback on an unpatched kernel. */
+static int add_default_events(struct record *r)
+{
+	struct collector *c = &r->col;
+	int i, custom = 1, stock = 0;
+
+	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+		custom &= available(c, mmlock_events[i].system, mmlock_events[i].name);
+	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++)
+		stock += available(c, mmlock_events[i].system, mmlock_events[i].name);
+	if (custom) {
+		r->event_set = "custom";
+		for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+			add_event(c, xstrdup(mmlock_events[i].system),
+				  xstrdup(mmlock_events[i].name));
+		return 0;
+	}
+	if (!stock) {
+		set_error(r, "this kernel has neither the mmlock events nor the stock mmap_lock "
+			  "events (CONFIG_TRACING, CONFIG_MMAP_LOCK tracepoints?)");
+		return -1;
+	}
+	r->event_set = "stock";
+	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++) {
+		if (!available(c, mmlock_events[i].system, mmlock_events[i].name)) {
+			pr_warn("stock event %s:%s is missing on this kernel", mmlock_events[i].system,
+				mmlock_events[i].name);
+			continue;
+		}
+		add_event(c, xstrdup(mmlock_events[i].system), xstrdup(mmlock_events[i].name));
+	}
+	return 0;
+}
+
+static void report_unknown(struct record *r, const char *what, const char *spec, int err)
+{
+	const char *best[3];
+	size_t n, i;
+	char hint[512] = "";
+
+	if (err == EEXIST) {
+		set_error(r, "%s '%s' exists in more than one system: give SYSTEM:NAME", what, spec);
+		return;
+	}
+	n = closest_names(spec, r->col.available, r->col.nr_available, best, ARRAY_SIZE(best));
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(hint);
+
+		snprintf(hint + len, sizeof(hint) - len, "%s%s", i ? ", " : "; did you mean ",
+			 best[i]);
+	}
+	set_error(r, "%s '%s' does not exist on this kernel%s%s", what, spec, hint,
+		  n ? "?" : " (see available_events in tracefs)");
+}
+
+static int resolve_events(struct record *r)
+{
+	struct record_opts *o = r->opts;
+	struct collector *c = &r->col;
+	size_t i;
+
+	if (collector_load_available(c)) {
+		set_error(r, "cannot read %s/available_events: %s", c->tracing_dir, strerror(errno));
+		return -1;
+	}
+	if (!o->nr_events) {
+		if (add_default_events(r))
+			return -1;
+	}
+	for (i = 0; i < o->nr_events; i++) {
+		char *sys, *name;
+
+		if (!strcmp(o->events[i], "default")) {
+			if (add_default_events(r))
+				return -1;
+			continue;
+		}
+		if (collector_resolve(c, o->events[i], &sys, &name)) {
+			report_unknown(r, "event", o->events[i], errno);
+			return -1;
+		}
+		add_event(c, sys, name);
+	}
+	if (!r->event_set)
+		r->event_set = "user";
+	return 0;
+}
+
+static struct rec_event *find_recorded(struct record *r, const char *what, const char *spec)
+{
+	char *sys, *name;
+	size_t i;
+
+	if (collector_resolve(&r->col, spec, &sys, &name)) {
+		report_unknown(r, what, spec, errno);
+		return NULL;
+	}
+	for (i = 0; i < r->col.nr_events; i++) {
+		struct rec_event *e = &r->col.events[i];
+
+		if (!strcmp(e->system, sys) && !strcmp(e->name, name)) {
+			free(sys);
+			free(name);
+			return e;
+		}
+	}
+	set_error(r, "%s names %s:%s, which is not recorded: add it with -e", what, sys, name);
+	free(sys);
+	free(name);
+	return NULL;
+}
+
+static void append_filter(struct rec_event *e, const char *expr)
+{
+	char *f;
+
+	if (!e->filter) {
+		e->filter = xstrdup(expr);
+		return;
+	}
+	f = xasprintf("(%s) && (%s)", e->filter, expr);
+	free(e->filter);
+	e->filter = f;
+}
+
+static int build_filters(struct record *r)
+{
+	struct record_opts *o = r->opts;
+	size_t i;
+
+	for (i = 0; i < o->nr_filters; i++) {
+		struct rec_event *e = find_recorded(r, "--filter", o->filters[i].event);
+
+		if (!e)
+			return -1;
+		append_filter(e, o->filters[i].expr);
+	}
+	/* --tgid: the contract's events carry a tgid field */
+	if (o->tgid) {
+		for (i = 0; i < r->col.nr_events; i++) {
+			char *f;
+
+			if (!r->col.events[i].custom)
+				continue;
+			f = xasprintf("tgid == %d", o->tgid);
+			append_filter(&r->col.events[i], f);
+			free(f);
+		}
+	}
+	for (i = 0; i < o->nr_stacks; i++) {
+		struct rec_event *e = find_recorded(r, "--stack", o->stacks[i]);
+
+		if (!e)
+			return -1;
+		free(e->trigger);
+		/* conditional, so it honours the filter; see analysis.md */
+		e->trigger = xasprintf("stacktrace if %s", e->filter ? e->filter : "common_pid >= 0");
+	}
+	return 0;
+}
+
+/* The threads of @tgid, for set_event_pid. */
+static void add_threads(struct record *r, int tgid)
+{
+	char path[64];
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	dp = opendir(path);
+	if (dp) {
+		const struct dirent *d;
+
+		while ((d = readdir(dp))) {
+			long tid = strtol(d->d_name, NULL, 10);
+
+			if (tid <= 0)
+				continue;
+			r->pids = xrealloc(r->pids, (r->nr_pids + 1) * sizeof(*r->pids));
+			r->pids[r->nr_pids++] = (int)tid;
+		}
+		closedir(dp);
+	}
+	if (!r->nr_pids) {
+		r->pids = xrealloc(r->pids, sizeof(*r->pids));
+		r->pids[r->nr_pids++] = tgid;
+	}
+}
+
+static int kernel_error(struct record *r, const char *what)
+{
+	char *log = tracefs_error_last(r->col.inst);
+
+	if (log) {
+		char *msg = log;
+
+		/* "[  600.434580] event filter parse error: ...\n  Command: ..." */
+		msg[strcspn(msg, "\n")] = '\0';
+		if (*msg == '[' && strchr(msg, ']'))
+			msg = strchr(msg, ']') + 1;
+		while (*msg == ' ')
+			msg++;
+		set_error(r, "%s: %s", what, msg);
+	} else {
+		set_error(r, "%s: %s", what, strerror(errno));
+	}
+	free(log);
+	return -1;
+}
+
+static int write_settings(struct record *r)
+{
+	struct tracefs_instance *inst = r->col.inst;
+	struct record_opts *o = r->opts;
+	size_t i;
+	ssize_t kb;
+
+	if (tracefs_instance_set_buffer_size(inst, o->buffer_kb, -1)) {
+		set_error(r, "cannot set the ring buffer to %llu KB per CPU: %s",
+			  (unsigned long long)o->buffer_kb, strerror(errno));
+		return -1;
+	}
+	kb = tracefs_instance_get_buffer_size(inst, 0);
+	r->buffer_kb = kb > 0 ? (uint64_t)kb : o->buffer_kb;
+	if (tracefs_instance_file_write(inst, "trace_clock", o->clock) < 0) {
+		char *clocks = tracefs_instance_file_read(inst, "trace_clock", NULL);
+
+		if (clocks)
+			clocks[strcspn(clocks, "\n")] = '\0';
+		set_error(r, "the kernel has no trace clock '%s' (available: %s)", o->clock,
+			  clocks ? clocks : "?");
+		free(clocks);
+		return -1;
+	}
+	r->clock = tracefs_get_clock(inst);
+	if (!r->clock)
+		r->clock = xstrdup(o->clock);
+	if (tracefs_option_enable(inst, TRACEFS_OPTION_RECORD_TGID))
+		pr_warn("option record-tgid is not available: lines will have no TGID column");
+	else
+		r->record_tgid = 1;
+	if (r->nr_pids) {
+		char *list = xstrdup("");
+
+		for (i = 0; i < r->nr_pids; i++) {
+			char *n = xasprintf("%s%s%d", list, i ? " " : "", r->pids[i]);
+
+			free(list);
+			list = n;
+		}
+		if (tracefs_option_enable(inst, TRACEFS_OPTION_EVENT_FORK) == 0)
+			r->event_fork = 1;
+		if (tracefs_instance_file_write(inst, "set_event_pid", list) < 0) {
+			free(list);
+			return kernel_error(r, "cannot write set_event_pid");
+		}
+		free(list);
+	}
+	for (i = 0; i < r->col.nr_events; i++) {
+		struct rec_event *e = &r->col.events[i];
+		char *what;
+
+		tracefs_error_clear(inst);
+		if (e->filter &&
+		    tracefs_event_file_write(inst, e->system, e->name, "filter", e->filter) < 0) {
+			what = xasprintf("the kernel rejected filter '%s' for %s:%s", e->filter,
+					 e->system, e->name);
+			kernel_error(r, what);
+			free(what);
+			return -1;
+		}
+		if (e->trigger &&
+		    tracefs_event_file_write(inst, e->system, e->name, "trigger", e->trigger) < 0) {
+			what = xasprintf("the kernel rejected trigger '%s' for %s:%s", e->trigger,
+					 e->system, e->name);
+			kernel_error(r, what);
+			free(what);
+			return -1;
+		}
+		if (tracefs_event_enable(inst, e->system, e->name)) {
+			set_error(r, "cannot enable %s:%s: %s", e->system, e->name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- command */
+
+static int gate_fd = -1, exec_err_fd = -1;
+
+static int start_command(struct record *r)
+{
+	int gate[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(gate, O_CLOEXEC))
+		return -1;
+	if (pipe2(errp, O_CLOEXEC))
+		goto close_gate;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		goto close_errp;
+	if (pid == 0) {
+		char c;
+		int err;
+
+		default_signals();
+		close(gate[1]);
+		close(errp[0]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(126);	/* mmlock gave up before releasing us */
+		execvp(r->opts->cmd[0], r->opts->cmd);
+		err = errno;
+		if (write(errp[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(gate[0]);
+	close(errp[1]);
+	gate_fd = gate[1];
+	exec_err_fd = errp[0];
+	r->child = pid;
+	return 0;
+
+close_errp:
+	close(errp[0]);
+	close(errp[1]);
+close_gate:
+	close(gate[0]);
+	close(gate[1]);
+	return -1;
+}
+
+/* Let the COMMAND run; -1 when exec failed. */
+static int release_command(struct record *r)
+{
+	ssize_t n;
+	int err = 0;
+
+	if (write(gate_fd, "g", 1) != 1)
+		err = errno;
+	close(gate_fd);
+	gate_fd = -1;
+	do {
+		n = read(exec_err_fd, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(exec_err_fd);
+	exec_err_fd = -1;
+	if (n == (ssize_t)sizeof(err)) {
+		set_error(r, "cannot run '%s': %s", r->opts->cmd[0], strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static void reap_child(struct record *r, int block)
+{
+	pid_t p;
+
+	if (r->child <= 0 || r->child_done)
+		return;
+	do {
+		p = waitpid(r->child, &r->child_status, block ? 0 : WNOHANG);
+	} while (p < 0 && errno == EINTR);
+	if (p == r->child)
+		r->child_done = 1;
+}
+
+/* Stop a COMMAND still running when the recording ends. */
+static void end_child(struct record *r)
+{
+	int i;
+
+	if (gate_fd >= 0) {		/* never released: closing the gate ends it */
+		close(gate_fd);
+		gate_fd = -1;
+	}
+	if (exec_err_fd >= 0) {
+		close(exec_err_fd);
+		exec_err_fd = -1;
+	}
+	if (r->child <= 0)
+		return;
+	reap_child(r, 0);
+	if (r->child_done)
+		return;
+	kill(r->child, SIGTERM);
+	for (i = 0; i < 20 && !r->child_done; i++) {
+		usleep(50000);
+		reap_child(r, 0);
+	}
+	if (!r->child_done) {
+		kill(r->child, SIGKILL);
+		reap_child(r, 1);
+	}
+}
+
+/* -------------------------------------------------------------- progress */
+
+struct progress {
+	int		on;
+	int		tty;
+	uint64_t	last_us;
+	uint64_t	last_events;
+	uint64_t	start_us;
+};
+
+static uint64_t events_so_far(struct record *r)
+{
+	uint64_t n = r->cw_live ? r->cw.events : 0;
+	int cpu;
+
+	for (cpu = 0; r->bin_live && cpu < r->bin.nr_cpus; cpu++)
+		n += r->bin.cpus[cpu].events;
+	return n;
+}
+
+static uint64_t bytes_so_far(struct record *r)
+{
+	uint64_t n = r->cw_live ? r->cw.bytes : 0;
+	int cpu;
+
+	for (cpu = 0; r->bin_live && cpu < r->bin.nr_cpus; cpu++)
+		n += r->bin.cpus[cpu].bytes;
+	return n;
+}
+
+static uint64_t lost_so_far(struct record *r)
+{
+	struct cpu_stats *st;
+	uint64_t lost = 0;
+	int cpu;
+
+	if (!r->col.inst)
+		return r->cw_live ? r->cw.lost_markers : 0;
+	st = xcalloc((size_t)r->col.nr_cpus, sizeof(*st));
+	collector_read_stats(&r->col, st);
+	for (cpu = 0; cpu < r->col.nr_cpus; cpu++)
+		lost += st[cpu].overrun + st[cpu].dropped + st[cpu].commit_overrun;
+	free(st);
+	return lost;
+}
+
+static void progress_tick(struct record *r, struct progress *p, uint64_t now, int last)
+{
+	uint64_t ev, dt;
+	double mb;
+
+	if (!p->on || (!last && now - p->last_us < 1000000))
+		return;
+	ev = events_so_far(r);
+	dt = (now > p->last_us) ? (now - p->last_us) : 1;
+	mb = (double)bytes_so_far(r) / (1 << 20);
+	fprintf(stderr, "%s%s: %llu events, %.0f/s, %.1f MiB, %zu chunks, lost %llu%s",
+		p->tty ? "\r\033[K" : "", util_prog(), (unsigned long long)ev,
+		(double)(ev - p->last_events) * 1e6 / (double)dt, mb,
+		r->cw_live ? r->cw.nr_chunks : 0, (unsigned long long)lost_so_far(r),
+		p->tty && !last ? "" : "\n");
+	p->last_us = now;
+	p->last_events = ev;
+}
+
+/* ------------------------------------------------------------- recording */
+
+static void on_chunk(void *ctx)
+{
+	struct record *r = ctx;
+
+	if (record_write_status(r))
+		pr_warn("cannot update trace.status: %s", strerror(errno));
+}
+
+static int open_chunks(struct record *r)
+{
+	if (chunk_writer_init(&r->cw, r->outdir_fd, r->opts->compress, r->opts->level,
+			      &r->opts->limits)) {
+		set_error(r, "cannot set up the chunk writer: %s", strerror(errno));
+		return -1;
+	}
+	r->cw.do_fsync = !r->opts->no_fsync;
+	r->cw.on_chunk = on_chunk;
+	r->cw.ctx = r;
+	r->cw_live = 1;
+	return 0;
+}
+
+static void chunk_write_error(struct record *r)
+{
+	int err = errno;
+	char name[64];
+
+	if (r->cw.fd >= 0)
+		snprintf(name, sizeof(name), "%s", r->cw.part_name);
+	else
+		chunk_name(name, sizeof(name), r->cw.next_index, r->opts->compress);
+	chunk_writer_abort(&r->cw);
+	set_error(r, "cannot write %s/%s: %s; stopped, %zu complete chunk%s kept",
+		  r->opts->output, name, strerror(err), r->cw.nr_chunks,
+		  r->cw.nr_chunks == 1 ? "" : "s");
+}
+
+/* Why the loop should end, or NULL to go on. */
+static const char *should_stop(struct record *r, uint64_t now, uint64_t start)
+{
+	if (stop_signal)
+		return sigabbrev_np(stop_signal);
+	if (r->opts->duration_us && now - start >= r->opts->duration_us)
+		return "duration";
+	if (child_changed) {
+		child_changed = 0;
+		reap_child(r, 0);
+	}
+	if (r->child_done)
+		return "command-exited";
+	return NULL;
+}
+
+static void set_stop_reason(struct record *r, const char *why)
+{
+	free(r->stop_reason);
+	if (stop_signal && why && !strcmp(why, sigabbrev_np(stop_signal)))
+		r->stop_reason = xasprintf("signal SIG%s", why);
+	else
+		r->stop_reason = xstrdup(why);
+}
+
+/*
+ * Read what is there: up to @max reads.  1 when the pipe is empty, 0 when
+ * there may be more, -1 on a chunk write error.
+ */
+static int drain_fd(struct record *r, int fd, char *buf, int max)
+{
+	int i;
+
+	for (i = 0; i < max; i++) {
+		ssize_t n = read(fd, buf, READ_BUF);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 1;
+		if (chunk_writer_feed(&r->cw, buf, (size_t)n, mono_us())) {
+			chunk_write_error(r);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The main loop shared by the modes: @fd is trace_pipe or stdin, or -1. */
+static int stream_loop(struct record *r, int fd, int is_stdin)
+{
+	struct progress pg = { 0 };
+	char *buf = xmalloc(READ_BUF);
+	uint64_t start = mono_us();
+	const char *why = NULL;
+	int ret = 0;
+
+	pg.on = r->opts->progress || isatty(STDERR_FILENO);
+	pg.tty = isatty(STDERR_FILENO);
+	pg.last_us = pg.start_us = start;
+	while (!why) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now;
+		int n;
+
+		n = poll(&pfd, fd >= 0 ? 1 : 0, POLL_MS);
+		if (n > 0 && fd >= 0) {
+			if (is_stdin) {
+				ssize_t got = read(fd, buf, READ_BUF);
+
+				if (got == 0) {
+					why = "end-of-input";
+				} else if (got > 0 &&
+					   chunk_writer_feed(&r->cw, buf, (size_t)got, mono_us())) {
+					chunk_write_error(r);
+					ret = -1;
+					break;
+				}
+			} else if (drain_fd(r, fd, buf, 64) < 0) {
+				ret = -1;
+				break;
+			}
+		}
+		if (r->bin_live && r->bin.failed) {
+			ret = -1;
+			break;
+		}
+		now = mono_us();
+		if (r->cw_live && chunk_writer_tick(&r->cw, now)) {
+			chunk_write_error(r);
+			ret = -1;
+			break;
+		}
+		progress_tick(r, &pg, now, 0);
+		if (!why)
+			why = should_stop(r, now, start);
+	}
+	if (why)
+		set_stop_reason(r, why);
+	else
+		set_stop_reason(r, "error");
+	/* tracing off, then what the buffer still holds */
+	if (r->col.inst)
+		tracefs_trace_off(r->col.inst);
+	if (!ret && fd >= 0 && !is_stdin) {
+		int d;
+
+		while ((d = drain_fd(r, fd, buf, 1024)) == 0)
+			;
+		if (d < 0)
+			ret = -1;
+	}
+	free(buf);
+	if (!ret && r->cw_live && chunk_writer_finish(&r->cw, mono_us())) {
+		chunk_write_error(r);
+		ret = -1;
+	}
+	progress_tick(r, &pg, mono_us(), 1);
+	return ret;
+}
+
+static void mark_start(struct record *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &r->start_rt);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->start_mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r->started = 1;
+}
+
+static void mark_stop(struct record *r)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &r->stop_rt);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r->stop_mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r->stopped = 1;
+}
+
+static int record_stdin(struct record *r)
+{
+	int ret;
+
+	r->mode = "stdin";
+	if (open_outdir(r))
+		return MMLOCK_EXIT_OUTPUT;
+	if (install_signals() || open_chunks(r))
+		return MMLOCK_EXIT_FAILURE;
+	r->state = "recording";
+	mark_start(r);
+	record_write_status(r);
+	ret = stream_loop(r, STDIN_FILENO, 1);
+	mark_stop(r);
+	r->state = ret ? "error" : "complete";
+	if (record_write_status(r) && !ret) {
+		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
+		ret = -1;
+	}
+	return ret ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
+}
+
+static void report_stale(const char *name, void *ctx)
+{
+	(void)ctx;
+	pr_warn("removed tracing instance %s left by a killed mmlock record", name);
+}
+
+static int record_trace(struct record *r)
+{
+	struct record_opts *o = r->opts;
+	char *dir = NULL, *pipe_path;
+	int ret = MMLOCK_EXIT_FAILURE, fd = -1, loop;
+
+	r->mode = o->binary ? "binary" : "text";
+	if (geteuid() != 0) {
+		set_error(r, "must run as root: tracing needs CAP_SYS_ADMIN and tracefs is "
+			  "root-only");
+		return MMLOCK_EXIT_ENV;
+	}
+	if (collector_find_tracefs(o->tracefs, &dir)) {
+		set_error(r, "no tracefs at %s: %s%s", o->tracefs ? o->tracefs :
+			  "/sys/kernel/tracing", strerror(errno),
+			  o->tracefs ? "" : " (mount -t tracefs nodev /sys/kernel/tracing failed)");
+		return MMLOCK_EXIT_ENV;
+	}
+	if (collector_remove_stale(dir, 0, report_stale, NULL) < 0)
+		pr_warn("could not remove every stale mmlock instance: %s", strerror(errno));
+	if (open_outdir(r)) {
+		free(dir);
+		return MMLOCK_EXIT_OUTPUT;
+	}
+	if (install_signals()) {
+		free(dir);
+		return MMLOCK_EXIT_FAILURE;
+	}
+	if (collector_create(&r->col, dir)) {
+		set_error(r, "cannot create tracing instance in %s/instances: %s", dir,
+			  strerror(errno));
+		free(dir);
+		return MMLOCK_EXIT_ENV;
+	}
+	free(dir);
+	r->stats_start = xcalloc((size_t)r->col.nr_cpus, sizeof(struct cpu_stats));
+	r->stats_end = xcalloc((size_t)r->col.nr_cpus, sizeof(struct cpu_stats));
+	r->state = "setup";
+
+	ret = MMLOCK_EXIT_KERNEL;
+	if (resolve_events(r) || build_filters(r))
+		goto destroy_instance;
+	if (o->cmd) {
+		if (start_command(r)) {
+			set_error(r, "cannot start '%s': %s", o->cmd[0], strerror(errno));
+			ret = MMLOCK_EXIT_CHILD;
+			goto destroy_instance;
+		}
+		r->tgid = r->child;
+		add_threads(r, r->child);
+	} else if (o->tgid) {
+		size_t i;
+		int stock = 0;
+
+		if (kill(o->tgid, 0) && errno == ESRCH) {
+			set_error(r, "--tgid %d: no such process", o->tgid);
+			ret = MMLOCK_EXIT_USAGE;
+			goto destroy_instance;
+		}
+		r->tgid = o->tgid;
+		for (i = 0; i < r->col.nr_events; i++)
+			stock |= !r->col.events[i].custom;
+		if (stock)
+			add_threads(r, o->tgid);
+	}
+	if (write_settings(r))
+		goto end_child;
+	if (!o->binary) {
+		pipe_path = tracefs_instance_get_file(r->col.inst, "trace_pipe");
+		fd = pipe_path ? open(pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+		tracefs_put_tracing_file(pipe_path);
+		if (fd < 0) {
+			set_error(r, "cannot open the instance's trace_pipe: %s", strerror(errno));
+			ret = MMLOCK_EXIT_ENV;
+			goto end_child;
+		}
+		if (open_chunks(r)) {
+			ret = MMLOCK_EXIT_FAILURE;
+			goto close_pipe;
+		}
+	} else if (bin_reader_start(&r->bin, &r->col, r->outdir_fd)) {
+		set_error(r, "cannot start the per-CPU readers: %s", strerror(errno));
+		ret = MMLOCK_EXIT_FAILURE;
+		goto end_child;
+	} else {
+		r->bin_live = 1;
+	}
+	if (stop_signal) {
+		set_stop_reason(r, sigabbrev_np(stop_signal));
+		ret = MMLOCK_EXIT_OK;
+		goto stop_readers;
+	}
+	collector_read_stats(&r->col, r->stats_start);
+	r->state = "recording";
+	mark_start(r);
+	if (tracefs_trace_on(r->col.inst)) {
+		set_error(r, "cannot turn tracing on in %s: %s", r->col.name, strerror(errno));
+		ret = MMLOCK_EXIT_KERNEL;
+		goto stop_readers;
+	}
+	if (record_write_status(r)) {
+		set_error(r, "cannot write %s/trace.status: %s", o->output, strerror(errno));
+		ret = MMLOCK_EXIT_OUTPUT;
+		goto stop_readers;
+	}
+	if (o->cmd && release_command(r)) {
+		ret = MMLOCK_EXIT_CHILD;
+		tracefs_trace_off(r->col.inst);
+		goto stop_readers;
+	}
+	loop = stream_loop(r, fd, 0);
+	ret = loop ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
+
+stop_readers:
+	tracefs_trace_off(r->col.inst);
+	if (r->bin_live && bin_reader_stop(&r->bin) && ret == MMLOCK_EXIT_OK) {
+		set_error(r, "cannot write the raw pages: %s", strerror(r->bin.failed));
+		ret = MMLOCK_EXIT_OUTPUT;
+	}
+	if (r->bin_live && bin_save_formats(&r->col, r->outdir_fd) && ret == MMLOCK_EXIT_OK) {
+		set_error(r, "cannot save the event formats: %s", strerror(errno));
+		ret = MMLOCK_EXIT_OUTPUT;
+	}
+	collector_read_stats(&r->col, r->stats_end);
+	mark_stop(r);
+close_pipe:
+	if (fd >= 0)
+		close(fd);
+end_child:
+	end_child(r);
+	if (ret == MMLOCK_EXIT_OK && r->child_done && WIFSIGNALED(r->child_status)) {
+		pr_warn("'%s' was killed by SIG%s", o->cmd[0],
+			sigabbrev_np(WTERMSIG(r->child_status)));
+		if (!stop_signal && strcmp(r->stop_reason ? r->stop_reason : "", "duration"))
+			ret = MMLOCK_EXIT_CHILD;
+	}
+destroy_instance:
+	if (r->started) {
+		r->state = r->error ? "error" : stop_signal ? "stopped" : "complete";
+		if (record_write_status(r) && ret == MMLOCK_EXIT_OK) {
+			set_error(r, "cannot write %s/trace.status: %s", o->output,
+				  strerror(errno));
+			ret = MMLOCK_EXIT_OUTPUT;
+		}
+	}
+	collector_destroy(&r->col);
+	return ret;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("not implemented yet");
-	return MMLOCK_EXIT_FAILURE;
+	struct record_opts opts;
+	struct record r;
+	struct utsname un;
+	int ret;
+
+	if (record_parse_args(argc, argv, &opts)) {
+		record_opts_release(&opts);
+		return MMLOCK_EXIT_USAGE;
+	}
+	if (opts.help) {
+		record_usage(stdout);
+		record_opts_release(&opts);
+		return MMLOCK_EXIT_OK;
+	}
+	memset(&r, 0, sizeof(r));
+	r.opts = &opts;
+	r.outdir_fd = -1;
+	r.argc = argc + 1;
+	r.argv = xcalloc((size_t)argc + 2, sizeof(char *));
+	r.argv[0] = "mmlock";
+	memcpy(r.argv + 1, argv, (size_t)argc * sizeof(char *));
+	if (!uname(&un))
+		snprintf(r.kernel_release, sizeof(r.kernel_release), "%s", un.release);
+
+	ret = opts.use_stdin ? record_stdin(&r) : record_trace(&r);
+
+	if (r.cw_live)
+		chunk_writer_release(&r.cw);
+	if (r.bin_live)
+		bin_reader_release(&r.bin);
+	if (r.outdir_fd >= 0)
+		close(r.outdir_fd);
+	/* a run that failed before recording leaves no empty directory behind */
+	if (ret != MMLOCK_EXIT_OK && r.made_outdir && !r.started)
+		rmdir(opts.output);
+	free(r.stats_start);
+	free(r.stats_end);
+	free(r.stop_reason);
+	free(r.error);
+	free(r.clock);
+	free(r.pids);
+	free(r.argv);
+	record_opts_release(&opts);
+	return ret;
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The state of one `mmlock record` run, shared by cmd-record.c (which fills
+ * it) and status.c (which writes it to DIR/trace.status).
+ */
+#ifndef MMLOCK_RECORD_H
+#define MMLOCK_RECORD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "collector.h"
+
+struct record {
+	struct record_opts	*opts;
+	int			argc;
+	char			**argv;
+	const char		*mode;		/* "text", "binary", "stdin" */
+	const char		*state;		/* "recording", "complete", "stopped", "error" */
+	char			*stop_reason;
+	char			*error;
+	char			kernel_release[128];
+
+	int			outdir_fd;
+	int			made_outdir;
+	struct collector	col;
+	const char		*event_set;	/* "custom", "stock", "user", NULL */
+	char			*clock;
+	uint64_t		buffer_kb;	/* per CPU, as read back */
+	int			record_tgid;
+	int			event_fork;
+	int			tgid;		/* --tgid or the COMMAND's pid, 0 */
+	int			*pids;		/* set_event_pid as written */
+	size_t			nr_pids;
+
+	pid_t			child;		/* COMMAND, 0 when none */
+	int			child_status;
+	int			child_done;
+
+	struct timespec		start_rt;
+	struct timespec		stop_rt;
+	uint64_t		start_mono_ns;
+	uint64_t		stop_mono_ns;
+	int			started;
+	int			stopped;
+
+	struct cpu_stats	*stats_start;
+	struct cpu_stats	*stats_end;
+
+	struct chunk_writer	cw;
+	int			cw_live;
+	struct bin_reader	bin;
+	int			bin_live;
+};
+
+/* Write DIR/trace.status atomically (.tmp, fsync, rename); -1 with errno. */
+int record_write_status(struct record *r);
+
+#endif /* MMLOCK_RECORD_H */

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DIR/trace.status: what was recorded, how, and what was lost.  Rewritten
+ * after every completed chunk and at the end, always through a .tmp file and
+ * a rename, so a reader (or a run killed with SIGKILL) never sees half a
+ * file.  collector/README.md documents every key.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "record.h"
+#include "util.h"
+
+#define STATUS_NAME	"trace.status"
+#define STATUS_TMP	"trace.status.tmp"
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *ju64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static struct json_object *jtime(const struct timespec *ts)
+{
+	char buf[64], date[40];
+	struct tm tm;
+
+	if (!ts->tv_sec)
+		return NULL;
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, sizeof(buf), "%s.%09ldZ", date, ts->tv_nsec);
+	return json_object_new_string(buf);
+}
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *stats_json(const struct cpu_stats *st, int nr)
+{
+	struct json_object *arr = json_object_new_array();
+	int cpu;
+
+	for (cpu = 0; st && cpu < nr; cpu++) {
+		struct json_object *o = json_object_new_object();
+
+		add(o, "cpu", json_object_new_int(cpu));
+		if (!st[cpu].valid) {
+			add(o, "valid", json_object_new_boolean(0));
+			json_object_array_add(arr, o);
+			continue;
+		}
+		add(o, "entries", ju64(st[cpu].entries));
+		add(o, "overrun", ju64(st[cpu].overrun));
+		add(o, "commit_overrun", ju64(st[cpu].commit_overrun));
+		add(o, "bytes", ju64(st[cpu].bytes));
+		add(o, "dropped_events", ju64(st[cpu].dropped));
+		add(o, "read_events", ju64(st[cpu].read));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static uint64_t delta(uint64_t end, uint64_t start)
+{
+	return end >= start ? end - start : 0;
+}
+
+/* The loss accounting: markers (or kbuffer missed counts) and counters. */
+static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
+{
+	struct json_object *o = json_object_new_object(), *per = json_object_new_array();
+	uint64_t markers = 0, overrun = 0, commit = 0, dropped = 0, unread = 0, produced = 0;
+	uint64_t discarded = r->cw_live ? r->cw.discarded_events : 0, total;
+	int have_stats = r->stats_start && r->stats_end && r->stopped;
+	int cpu, nr = r->col.nr_cpus;
+
+	if (r->cw_live)
+		markers = r->cw.lost_markers;
+	if (r->bin_live) {
+		for (cpu = 0; cpu < r->bin.nr_cpus; cpu++)
+			markers += r->bin.cpus[cpu].missed;
+	}
+	for (cpu = 0; have_stats && cpu < nr; cpu++) {
+		const struct cpu_stats *s = &r->stats_start[cpu], *e = &r->stats_end[cpu];
+		struct json_object *c = json_object_new_object();
+		uint64_t m = 0, ov, co, dr, un;
+
+		if (r->cw_live && cpu < r->cw.nr_lost_cpu)
+			m = r->cw.lost_cpu[cpu];
+		if (r->bin_live && cpu < r->bin.nr_cpus)
+			m = r->bin.cpus[cpu].missed;
+		ov = delta(e->overrun, s->overrun);
+		co = delta(e->commit_overrun, s->commit_overrun);
+		dr = delta(e->dropped, s->dropped);
+		un = e->entries;
+		overrun += ov;
+		commit += co;
+		dropped += dr;
+		unread += un;
+		produced += delta(e->read, s->read) + un + ov + co + dr;
+		add(c, "cpu", json_object_new_int(cpu));
+		add(c, "lost_markers", ju64(m));
+		add(c, "overrun", ju64(ov));
+		add(c, "commit_overrun", ju64(co));
+		add(c, "dropped", ju64(dr));
+		add(c, "unread", ju64(un));
+		add(c, "total", ju64((m > ov ? m : ov) + co + dr + un));
+		json_object_array_add(per, c);
+	}
+	total = (markers > overrun ? markers : overrun) + commit + dropped + unread + discarded;
+	add(o, "total", ju64(total));
+	add(o, "lost_markers", ju64(markers));
+	add(o, "overrun", have_stats ? ju64(overrun) : NULL);
+	add(o, "commit_overrun", have_stats ? ju64(commit) : NULL);
+	add(o, "dropped", have_stats ? ju64(dropped) : NULL);
+	add(o, "unread", have_stats ? ju64(unread) : NULL);
+	add(o, "discarded", ju64(discarded));
+	add(o, "per_cpu", per);
+	*produced_out = have_stats ? produced : 0;
+	return o;
+}
+
+static struct json_object *chunks_json(struct record *r)
+{
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; r->cw_live && i < r->cw.nr_chunks; i++) {
+		const struct chunk_info *ci = &r->cw.chunks[i];
+		struct json_object *o = json_object_new_object();
+
+		add(o, "name", jstr(ci->name));
+		add(o, "lines", ju64(ci->lines));
+		add(o, "events", ju64(ci->events));
+		add(o, "lost_markers", ju64(ci->lost_markers));
+		add(o, "bytes", ju64(ci->bytes));
+		add(o, "stored_bytes", ju64(ci->stored_bytes));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *command_json(struct record *r)
+{
+	struct json_object *o, *argv;
+	int i;
+
+	if (!r->opts->cmd)
+		return NULL;
+	o = json_object_new_object();
+	argv = json_object_new_array();
+	for (i = 0; i < r->opts->nr_cmd; i++)
+		json_object_array_add(argv, jstr(r->opts->cmd[i]));
+	add(o, "argv", argv);
+	add(o, "pid", r->child > 0 ? json_object_new_int(r->child) : NULL);
+	if (r->child_done && WIFEXITED(r->child_status)) {
+		add(o, "exit_code", json_object_new_int(WEXITSTATUS(r->child_status)));
+		add(o, "signal", NULL);
+	} else if (r->child_done && WIFSIGNALED(r->child_status)) {
+		char sig[32];
+
+		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(WTERMSIG(r->child_status)));
+		add(o, "exit_code", NULL);
+		add(o, "signal", jstr(sig));
+	} else {
+		add(o, "exit_code", NULL);
+		add(o, "signal", NULL);
+	}
+	return o;
+}
+
+static struct json_object *binary_json(struct record *r)
+{
+	struct json_object *o, *files;
+	int cpu;
+
+	if (!r->bin_live)
+		return NULL;
+	o = json_object_new_object();
+	files = json_object_new_array();
+	add(o, "page_size", json_object_new_int(r->bin.page_size));
+	add(o, "formats", jstr("tracefs"));
+	add(o, "kallsyms", jstr("kallsyms"));
+	for (cpu = 0; cpu < r->bin.nr_cpus; cpu++) {
+		const struct bin_cpu *b = &r->bin.cpus[cpu];
+		struct json_object *f = json_object_new_object();
+
+		add(f, "cpu", json_object_new_int(b->cpu));
+		add(f, "name", jstr(b->name));
+		add(f, "pages", ju64(b->pages));
+		add(f, "bytes", ju64(b->bytes));
+		add(f, "events", ju64(b->events));
+		add(f, "missed", ju64(b->missed));
+		add(f, "missed_unknown", json_object_new_int(b->missed_unknown));
+		json_object_array_add(files, f);
+	}
+	add(o, "files", files);
+	return o;
+}
+
+static struct json_object *build(struct record *r)
+{
+	struct json_object *o = json_object_new_object(), *a, *lim, *tot, *lost;
+	struct record_opts *op = r->opts;
+	uint64_t produced = 0, events = 0, stored = 0;
+	size_t i;
+	int k, nstack = 0;
+
+	add(o, "format", jstr("mmlock-trace-status"));
+	add(o, "version", json_object_new_int(1));
+	add(o, "state", jstr(r->state));
+	add(o, "stop_reason", jstr(r->stop_reason));
+	add(o, "error", jstr(r->error));
+	add(o, "mmlock_version", jstr(MMLOCK_VERSION));
+	a = json_object_new_array();
+	for (k = 0; k < r->argc; k++)
+		json_object_array_add(a, jstr(r->argv[k]));
+	add(o, "command_line", a);
+	add(o, "kernel_release", jstr(r->kernel_release));
+	add(o, "mode", jstr(r->mode));
+	add(o, "tracefs", jstr(r->col.tracing_dir));
+	add(o, "instance", r->col.tracing_dir ? jstr(r->col.name) : NULL);
+	add(o, "event_set", jstr(r->event_set));
+	a = json_object_new_array();
+	for (i = 0; i < r->col.nr_events; i++) {
+		const struct rec_event *e = &r->col.events[i];
+		struct json_object *ev = json_object_new_object();
+		char *full = xasprintf("%s:%s", e->system, e->name);
+
+		add(ev, "name", jstr(full));
+		add(ev, "filter", jstr(e->filter));
+		add(ev, "trigger", jstr(e->trigger));
+		json_object_array_add(a, ev);
+		free(full);
+		nstack += e->trigger != NULL;
+	}
+	add(o, "events", a);
+	if (nstack) {
+		struct json_object *st = json_object_new_object();
+
+		a = json_object_new_array();
+		for (i = 0; i < r->col.nr_events; i++) {
+			const struct rec_event *e = &r->col.events[i];
+			char *full;
+
+			if (!e->trigger)
+				continue;
+			full = xasprintf("%s:%s", e->system, e->name);
+			json_object_array_add(a, jstr(full));
+			free(full);
+		}
+		add(st, "events", a);
+		add(st, "trigger_form", jstr("conditional"));
+		add(st, "block_position", jstr("after"));
+		add(o, "stack", st);
+	} else {
+		add(o, "stack", NULL);
+	}
+	add(o, "clock", jstr(r->clock));
+	add(o, "buffer_size_kb", r->buffer_kb ? ju64(r->buffer_kb) : NULL);
+	add(o, "record_tgid", json_object_new_boolean(r->record_tgid));
+	add(o, "event_fork", json_object_new_boolean(r->event_fork));
+	add(o, "tgid", r->tgid ? json_object_new_int(r->tgid) : NULL);
+	a = json_object_new_array();
+	for (i = 0; i < r->nr_pids; i++)
+		json_object_array_add(a, json_object_new_int(r->pids[i]));
+	add(o, "set_event_pid", a);
+	add(o, "command", command_json(r));
+	add(o, "start_time", jtime(&r->start_rt));
+	add(o, "start_clock_ns", r->started ? ju64(r->start_mono_ns) : NULL);
+	add(o, "stop_time", r->stopped ? jtime(&r->stop_rt) : NULL);
+	add(o, "stop_clock_ns", r->stopped ? ju64(r->stop_mono_ns) : NULL);
+	add(o, "compression", jstr(chunk_compress_name(op->compress)));
+	lim = json_object_new_object();
+	add(lim, "lines", op->limits.lines ? ju64(op->limits.lines) : NULL);
+	add(lim, "bytes", op->limits.bytes ? ju64(op->limits.bytes) : NULL);
+	add(lim, "seconds", op->limits.usecs ?
+	    json_object_new_double((double)op->limits.usecs / 1e6) : NULL);
+	add(o, "chunk_limits", lim);
+	add(o, "chunks", chunks_json(r));
+	add(o, "binary", binary_json(r));
+	add(o, "nr_cpus", r->col.nr_cpus ? json_object_new_int(r->col.nr_cpus) : NULL);
+	a = json_object_new_object();
+	add(a, "start", r->stats_start ? stats_json(r->stats_start, r->col.nr_cpus) : NULL);
+	add(a, "end", r->stopped && r->stats_end ?
+	    stats_json(r->stats_end, r->col.nr_cpus) : NULL);
+	add(o, "stats", a);
+	lost = lost_json(r, &produced);
+
+	tot = json_object_new_object();
+	if (r->cw_live) {
+		for (i = 0; i < r->cw.nr_chunks; i++)
+			stored += r->cw.chunks[i].stored_bytes;
+		add(tot, "chunks", ju64(r->cw.nr_chunks));
+		add(tot, "lines", ju64(r->cw.lines));
+		add(tot, "events", ju64(r->cw.events));
+		add(tot, "bytes", ju64(r->cw.bytes));
+		add(tot, "stored_bytes", ju64(stored));
+		add(tot, "unterminated_last_line", json_object_new_boolean(r->cw.unterminated));
+		events = r->cw.events;
+	}
+	if (r->bin_live) {
+		for (k = 0; k < r->bin.nr_cpus; k++) {
+			events += r->bin.cpus[k].events;
+			stored += r->bin.cpus[k].bytes;
+		}
+		add(tot, "events", ju64(events));
+		add(tot, "stored_bytes", ju64(stored));
+	}
+	add(o, "totals", tot);
+	add(o, "produced_events", r->stopped && r->stats_end ? ju64(produced) : NULL);
+	add(o, "lost_events", lost);
+	return o;
+}
+
+int record_write_status(struct record *r)
+{
+	struct json_object *o;
+	const char *text;
+	size_t len;
+	int fd, err;
+
+	if (r->outdir_fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	o = build(r);
+	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PRETTY |
+						 JSON_C_TO_STRING_SPACED |
+						 JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	fd = openat(r->outdir_fd, STATUS_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto put_json;
+	while (len) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto unlink_tmp;
+		text += n;
+		len -= (size_t)n;
+	}
+	if (write(fd, "\n", 1) != 1 || fsync(fd))
+		goto unlink_tmp;
+	if (close(fd)) {
+		fd = -1;
+		goto unlink_tmp;
+	}
+	fd = -1;
+	if (renameat(r->outdir_fd, STATUS_TMP, r->outdir_fd, STATUS_NAME))
+		goto unlink_tmp;
+	json_object_put(o);
+	return 0;
+
+unlink_tmp:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	unlinkat(r->outdir_fd, STATUS_TMP, 0);
+	errno = err;
+put_json:
+	err = errno;
+	json_object_put(o);
+	errno = err;
+	return -1;
+}
