@@ -83,6 +83,10 @@ $(O)/tests/tools/%: $(O)/tests/tools/%.o $(O)/libmmlock.a
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
+# The workloads report the flags they were built with (the seed's contract).
+BUILD_FLAGS := $(CC) $(filter-out -D% -I%,$(CFLAGS))
+$(O)/workloads/cmd-workload.o: CFLAGS += -DMMLOCK_BUILD_CFLAGS='"$(BUILD_FLAGS)"'
+
 deps:
 	scripts/install-deps.sh
 

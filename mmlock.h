@@ -10,5 +10,6 @@ int cmd_analyze(int argc, char **argv);		/* analyzer/cmd-analyze.c */
 int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
 int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
 int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
+int cmd_workload(int argc, char **argv);	/* workloads/cmd-workload.c */
 
 #endif /* MMLOCK_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "workload.h"
+
+int wl_make_file(const char *dir, const char *name, unsigned long pages, char **path_out)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char *path = xasprintf("%s/%s", dir, name);
+	char *page = xcalloc(1, (size_t)psz);
+	unsigned long i;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out_free;
+	for (i = 0; i < pages; i++) {
+		/* distinct content per page so nothing can share or dedupe it */
+		snprintf(page, (size_t)psz, "mmlock page %lu", i);
+		if (write(fd, page, (size_t)psz) != psz)
+			goto out_close;
+	}
+	if (fsync(fd))
+		goto out_close;
+	free(page);
+	*path_out = path;
+	return fd;
+
+out_close:
+	close(fd);
+	unlink(path);
+out_free:
+	free(page);
+	free(path);
+	return -1;
+}
+
+int wl_drop_range(void *addr, size_t len, int fd)
+{
+	if (madvise(addr, len, MADV_DONTNEED))
+		return -1;
+	/* the pages are clean (synced once), so the page cache can let them go */
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return errno ? -1 : 0;
+}
+
+int wl_set_priority(int nice_val, int fifo)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	if (fifo > 0) {
+		struct sched_param sp = { .sched_priority = fifo };
+
+		return sched_setscheduler(tid, SCHED_FIFO, &sp);
+	}
+	/* setpriority on a thread id sets that thread's nice only */
+	return setpriority(PRIO_PROCESS, (id_t)tid, nice_val);
+}
+
+int wl_kernel_prio(void)
+{
+	char buf[512], *p;
+	FILE *f = fopen("/proc/thread-self/stat", "r");
+	long prio = 0;
+	int field;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	/* field 18 is priority (-100..39 as proc prints it); comm may hold spaces */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 18; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		prio = strtol(p + 1, NULL, 10);
+	/* proc shows task->prio - MAX_RT_PRIO (100), for normal and RT tasks alike */
+	return p ? (int)prio + 100 : -1;
+}
+
+void wl_kernel_facts(json_object *out)
+{
+	static const char *const events[] = {
+		"filemap/filemap_fault_begin", "mmap_lock/vma_start_write_begin",
+		"mmap_lock/mmap_lock_wait_start",
+	};
+	static const char *const sysctls[] = {
+		"filemap_fault_no_retry", "fault_retry_vma_lock",
+	};
+	json_object *ev = json_object_new_object(), *sc = json_object_new_object();
+	struct utsname u;
+	size_t i;
+
+	if (!uname(&u))
+		json_object_object_add(out, "kernel_release", json_object_new_string(u.release));
+	for (i = 0; i < ARRAY_SIZE(events); i++) {
+		char *p = xasprintf("/sys/kernel/tracing/events/%s", events[i]);
+
+		json_object_object_add(ev, events[i], json_object_new_boolean(!access(p, F_OK)));
+		free(p);
+	}
+	json_object_object_add(out, "events_present", ev);
+	for (i = 0; i < ARRAY_SIZE(sysctls); i++) {
+		char *p = xasprintf("/proc/sys/vm/%s", sysctls[i]);
+		FILE *f = fopen(p, "r");
+		int v;
+
+		if (f && fscanf(f, "%d", &v) == 1)
+			json_object_object_add(sc, sysctls[i], json_object_new_int(v));
+		else
+			json_object_object_add(sc, sysctls[i], NULL);
+		if (f)
+			fclose(f);
+		free(p);
+	}
+	json_object_object_add(out, "sysctls", sc);
+}
+
+uint64_t wl_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void wl_sleep_us(uint64_t us)
+{
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+struct gate_impl {
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;
+};
+
+void wl_gate_init(struct wl_gate *g)
+{
+	struct gate_impl *gi = xcalloc(1, sizeof(*gi));
+
+	pthread_mutex_init(&gi->lock, NULL);
+	pthread_cond_init(&gi->cond, NULL);
+	g->open = 0;
+	g->impl = gi;
+}
+
+void wl_gate_wait(struct wl_gate *g)
+{
+	struct gate_impl *gi = g->impl;
+
+	pthread_mutex_lock(&gi->lock);
+	while (!g->open)
+		pthread_cond_wait(&gi->cond, &gi->lock);
+	pthread_mutex_unlock(&gi->lock);
+}
+
+void wl_gate_open(struct wl_gate *g)
+{
+	struct gate_impl *gi = g->impl;
+
+	pthread_mutex_lock(&gi->lock);
+	g->open = 1;
+	pthread_cond_broadcast(&gi->cond);
+	pthread_mutex_unlock(&gi->lock);
+}
+
+void wl_gate_destroy(struct wl_gate *g)
+{
+	struct gate_impl *gi = g->impl;
+
+	pthread_cond_destroy(&gi->cond);
+	pthread_mutex_destroy(&gi->lock);
+	free(gi);
+	g->impl = NULL;
+}
+
+void wl_output_contract(json_object *out, const char *phase, const char *decision,
+			const char *evidence, const char *fallback, const char *blocker,
+			const char *next)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "phase_reached", json_object_new_string(phase));
+	json_object_object_add(o, "decision_path", json_object_new_string(decision));
+	json_object_object_add(o, "verification_evidence", json_object_new_string(evidence));
+	json_object_object_add(o, "fallback_used", json_object_new_string(fallback));
+	json_object_object_add(o, "unresolved_blocker", json_object_new_string(blocker));
+	json_object_object_add(o, "next_step", json_object_new_string(next));
+	json_object_object_add(out, "output_contract", o);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A workload is one descriptor (stress-ng's stressor_info style): its name,
+ * options, how to run it and how to report what it did.  `mmlock workload
+ * NAME` runs one; `mmlock run` runs them under the tracer.
+ */
+#ifndef MMLOCK_WORKLOAD_H
+#define MMLOCK_WORKLOAD_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct workload_common {
+	uint64_t	duration_us;	/* --duration */
+	const char	*dir;		/* --dir: where files are created */
+	int		gate;		/* --gate: stop until SIGCONT after printing the TGID */
+	const char	*report_path;	/* --report FILE (default stdout) */
+	int		quiet;
+};
+
+struct workload {
+	const char		*name;
+	const char		*summary;
+	const struct option	*options;	/* its own long options, NULL-terminated */
+	const char		*help;		/* their description */
+	void			*(*init)(void);	/* parameters with defaults */
+	int			(*parse)(void *priv, int opt, const char *arg);
+	int			(*run)(void *priv, const struct workload_common *c);
+	/* What it did and under which parameters, into @out. */
+	void			(*report)(void *priv, json_object *out);
+	void			(*fini)(void *priv);
+};
+
+extern const struct workload wl_vma_contention;
+extern const struct workload wl_fork_fault;
+extern const struct workload wl_mmap_churn;
+extern const struct workload wl_maps_reader;
+extern const struct workload wl_reclaim;
+
+const struct workload *workload_find(const char *name);
+extern const struct workload *const workloads[];
+
+/* ---- helpers shared by the workloads (workloads/common.c) ---- */
+
+/* A file of @pages pages under @dir, every page written once and synced. */
+int wl_make_file(const char *dir, const char *name, unsigned long pages, char **path_out);
+/* Evict the range from the page tables (MADV_DONTNEED) and the page cache. */
+int wl_drop_range(void *addr, size_t len, int fd);
+/* Per-thread priority: nice (-20..19) or, when fifo > 0, SCHED_FIFO at that priority. */
+int wl_set_priority(int nice_val, int fifo);
+/* Current kernel prio as the tracepoints print it (from /proc/thread-self/stat). */
+int wl_kernel_prio(void);
+/* Whether our events and sysctls exist on the running kernel. */
+void wl_kernel_facts(json_object *out);
+uint64_t wl_now_us(void);
+void wl_sleep_us(uint64_t us);
+/* A start gate several threads wait on until it is opened. */
+struct wl_gate {
+	int		open;
+	void		*impl;
+};
+void wl_gate_init(struct wl_gate *g);
+void wl_gate_wait(struct wl_gate *g);
+void wl_gate_open(struct wl_gate *g);
+void wl_gate_destroy(struct wl_gate *g);
+/* The seed's output contract, as JSON keys. */
+void wl_output_contract(json_object *out, const char *phase, const char *decision,
+			const char *evidence, const char *fallback, const char *blocker,
+			const char *next);
+
+#endif /* MMLOCK_WORKLOAD_H */
