@@ -20,6 +20,10 @@
 
 const struct workload *const workloads[] = {
 	&wl_vma_contention,
+	&wl_fork_fault,
+	&wl_mmap_churn,
+	&wl_maps_reader,
+	&wl_reclaim,
 	NULL
 };
 
@@ -73,6 +77,16 @@ static struct option *merge_options(const struct workload *w, const struct optio
 	if (nw)
 		memcpy(all + nc, w->options, nw * sizeof(*all));
 	return all;
+}
+
+static const char *option_name(const struct workload *w, int val)
+{
+	int i;
+
+	for (i = 0; w->options && w->options[i].name; i++)
+		if (w->options[i].val == val)
+			return w->options[i].name;
+	return "?";
 }
 
 int cmd_workload(int argc, char **argv)
@@ -145,8 +159,8 @@ int cmd_workload(int argc, char **argv)
 			goto out_fini;
 		default:
 			if (w->parse(priv, opt, optarg)) {
-				pr_err("%s: bad value '%s' for --%s", w->name, optarg ? optarg : "",
-				       opts[0].name ? "option" : "");
+				pr_err("%s: bad value '%s' for --%s; see 'mmlock workload %s --help'",
+				       w->name, optarg ? optarg : "", option_name(w, opt), w->name);
 				ret = MMLOCK_EXIT_USAGE;
 				goto out_fini;
 			}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +48,165 @@ out_free:
 	free(page);
 	free(path);
 	return -1;
+}
+
+int wl_map_file(struct wl_mapped_file *m, const char *dir, const char *name,
+		unsigned long pages)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t off;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = wl_make_file(dir, name, pages, &m->path);
+	if (m->fd < 0)
+		return -1;
+	m->pages = pages;
+	m->len = pages * (size_t)psz;
+	m->map = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+	if (m->map == MAP_FAILED) {
+		m->map = NULL;
+		return -1;
+	}
+	/* dirty it once so the mapping and the file size are valid, then write it back */
+	for (off = 0; off < m->len; off += (size_t)psz)
+		m->map[off] = 1;
+	if (msync(m->map, m->len, MS_SYNC))
+		return -1;
+	return wl_drop_range(m->map, m->len, m->fd);
+}
+
+void wl_unmap_file(struct wl_mapped_file *m)
+{
+	if (m->map)
+		munmap(m->map, m->len);
+	if (m->fd >= 0)
+		close(m->fd);
+	if (m->path)
+		unlink(m->path);
+	free(m->path);
+	m->map = NULL;
+	m->fd = -1;
+	m->path = NULL;
+}
+
+void wl_sweep(const struct wl_mapped_file *m, unsigned long *page, unsigned long n,
+	      volatile unsigned long *sink)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long i, p = *page;
+
+	for (i = 0; i < n; i++) {
+		/* a load the compiler cannot drop: a fault whenever the page was evicted */
+		*sink += (unsigned long)m->map[p * psz];
+		p = (p + 1) % m->pages;
+	}
+	*page = p;
+}
+
+uint64_t wl_drive(uint64_t duration_us, struct wl_mapped_file *f, uint64_t drop_period_us,
+		  void (*tick)(void *arg, uint64_t elapsed_us), void *arg,
+		  unsigned long *drops)
+{
+	uint64_t start = wl_now_us(), now, next_drop = start + drop_period_us;
+
+	while ((now = wl_now_us()) - start < duration_us) {
+		if (tick)
+			tick(arg, now - start);
+		if (f && drop_period_us && now >= next_drop) {
+			/* evict again, so the readers keep faulting with I/O */
+			if (!wl_drop_range(f->map, f->len, f->fd))
+				(*drops)++;
+			next_drop = now + drop_period_us;
+		}
+		wl_sleep_us(1000);
+	}
+	return wl_now_us() - start;
+}
+
+struct reader_arg {
+	struct wl_readers	*r;
+	int			idx;
+};
+
+static void *reader_thread(void *p)
+{
+	struct reader_arg *a = p;
+	struct wl_readers *r = a->r;
+	unsigned long page = (unsigned long)a->idx * r->f->pages / (unsigned long)r->n;
+	unsigned int seed = (unsigned int)a->idx * 7919u + 1;
+
+	r->tids[a->idx] = (int)syscall(SYS_gettid);
+	if (wl_set_priority(r->nice_val, r->fifo))
+		__atomic_add_fetch(&r->prio_errors, 1, __ATOMIC_RELAXED);
+	r->kernel_prio = wl_kernel_prio();
+	if (r->gate)
+		wl_gate_wait(r->gate);
+	while (!r->stop) {
+		if (r->random)
+			page = (unsigned long)rand_r(&seed) % r->f->pages;
+		wl_sweep(r->f, &page, r->random ? 1 : 64, &r->sink);
+		__atomic_add_fetch(&r->loads, r->random ? 1 : 64, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+int wl_readers_start(struct wl_readers *r)
+{
+	pthread_t *t = xcalloc(WL_MAX_THREADS, sizeof(*t));
+	struct reader_arg *args = xcalloc(WL_MAX_THREADS, sizeof(*args));
+	int i;
+
+	r->threads = t;
+	r->args = args;
+	for (i = 0; i < r->n && i < WL_MAX_THREADS; i++) {
+		args[i] = (struct reader_arg){ r, i };
+		if (pthread_create(&t[i], NULL, reader_thread, &args[i]))
+			break;
+		r->started++;
+	}
+	return r->started == r->n ? 0 : -1;
+}
+
+void wl_readers_stop(struct wl_readers *r)
+{
+	pthread_t *t = r->threads;
+	int i;
+
+	if (!t)
+		return;
+	r->stop = 1;
+	if (r->gate)
+		wl_gate_open(r->gate);
+	for (i = 0; i < r->started; i++)
+		pthread_join(t[i], NULL);
+	free(r->args);
+	free(t);
+	r->threads = NULL;
+	r->args = NULL;
+}
+
+void wl_readers_report(const struct wl_readers *r, json_object *out)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < r->started; i++)
+		json_object_array_add(a, json_object_new_int(r->tids[i]));
+	json_object_object_add(out, "reader_tids", a);
+	json_object_object_add(out, "reader_kernel_prio", json_object_new_int(r->kernel_prio));
+	json_object_object_add(out, "page_loads", json_object_new_uint64(r->loads));
+	json_object_object_add(out, "reader_priority_errors",
+			       json_object_new_uint64(r->prio_errors));
+}
+
+int wl_parse_long(const char *arg, long lo, long hi, long *out)
+{
+	int64_t v;
+
+	if (parse_i64(arg, &v) || v < lo || v > hi)
+		return -1;
+	*out = (long)v;
+	return 0;
 }
 
 int wl_drop_range(void *addr, size_t len, int fd)

@@ -33,16 +33,14 @@ struct vc {
 	uint64_t	writer_delay_us, drop_period_us, writer_pause_us;
 	int		reader_nice, writer_nice, reader_fifo, writer_fifo;
 	/* run state */
-	char		*path;
-	int		fd;
-	char		*map;
-	size_t		len;
+	struct wl_mapped_file f;
 	struct wl_gate	reader_gate, writer_gate;
+	struct wl_readers rd;
 	atomic_int	stop;
-	atomic_ulong	faults_touched, mprotects, drops, prio_errors;
-	int		reader_tids[64], writer_tids[64];
-	int		reader_prio, writer_prio;
-	volatile unsigned long sink;
+	atomic_ulong	mprotects, prio_errors;
+	unsigned long	drops;
+	int		writer_tids[WL_MAX_THREADS];
+	int		writer_prio;
 	uint64_t	ran_us;
 	long		majflt, minflt;	/* during the run, from getrusage */
 	int		phase;		/* 0 setup, 1 readers, 2 writers, 3 done */
@@ -76,18 +74,8 @@ static void *vc_init(void)
 	v->writer_delay_us = 100000;
 	v->drop_period_us = 20000;
 	v->writer_pause_us = 200;
-	v->fd = -1;
+	v->f.fd = -1;
 	return v;
-}
-
-static int parse_int(const char *arg, long lo, long hi, long *out)
-{
-	int64_t v;
-
-	if (parse_i64(arg, &v) || v < lo || v > hi)
-		return -1;
-	*out = (long)v;
-	return 0;
 }
 
 static int vc_parse(void *priv, int opt, const char *arg)
@@ -97,36 +85,36 @@ static int vc_parse(void *priv, int opt, const char *arg)
 
 	switch (opt) {
 	case O_PAGES:
-		if (parse_int(arg, 1, 1L << 22, &n))
+		if (wl_parse_long(arg, 1, 1L << 22, &n))
 			return -1;
 		v->pages = (unsigned long)n;
 		return 0;
 	case O_READERS:
 	case O_WRITERS:
-		if (parse_int(arg, opt == O_READERS ? 1 : 0, 64, &n))
+		if (wl_parse_long(arg, opt == O_READERS ? 1 : 0, 64, &n))
 			return -1;
 		*(opt == O_READERS ? &v->readers : &v->writers) = (int)n;
 		return 0;
 	case O_WDELAY:
 	case O_DROP:
-		if (parse_int(arg, 0, 3600000, &n))
+		if (wl_parse_long(arg, 0, 3600000, &n))
 			return -1;
 		*(opt == O_WDELAY ? &v->writer_delay_us : &v->drop_period_us) = (uint64_t)n * 1000;
 		return 0;
 	case O_WPAUSE:
-		if (parse_int(arg, 0, 10000000, &n))
+		if (wl_parse_long(arg, 0, 10000000, &n))
 			return -1;
 		v->writer_pause_us = (uint64_t)n;
 		return 0;
 	case O_RNICE:
 	case O_WNICE:
-		if (parse_int(arg, -20, 19, &n))
+		if (wl_parse_long(arg, -20, 19, &n))
 			return -1;
 		*(opt == O_RNICE ? &v->reader_nice : &v->writer_nice) = (int)n;
 		return 0;
 	case O_RFIFO:
 	case O_WFIFO:
-		if (parse_int(arg, 0, 99, &n))
+		if (wl_parse_long(arg, 0, 99, &n))
 			return -1;
 		*(opt == O_RFIFO ? &v->reader_fifo : &v->writer_fifo) = (int)n;
 		return 0;
@@ -138,31 +126,6 @@ struct worker {
 	struct vc	*v;
 	int		idx;
 };
-
-static void *reader(void *arg)
-{
-	struct worker *w = arg;
-	struct vc *v = w->v;
-	long psz = sysconf(_SC_PAGESIZE);
-	unsigned long page = (unsigned long)w->idx * v->pages / (unsigned long)v->readers;
-	unsigned long local = 0;
-
-	v->reader_tids[w->idx] = (int)syscall(SYS_gettid);
-	if (wl_set_priority(v->reader_nice, v->reader_fifo))
-		atomic_fetch_add(&v->prio_errors, 1);
-	v->reader_prio = wl_kernel_prio();
-	wl_gate_wait(&v->reader_gate);
-	while (!atomic_load(&v->stop)) {
-		/* one load per page: a fault whenever the dropper evicted it */
-		v->sink += (unsigned long)v->map[page * (unsigned long)psz];
-		local++;
-		page = (page + 1) % v->pages;
-		if ((local & 1023) == 0)
-			atomic_fetch_add(&v->faults_touched, 1024);
-	}
-	atomic_fetch_add(&v->faults_touched, local & 1023);
-	return NULL;
-}
 
 static void *writer(void *arg)
 {
@@ -177,7 +140,7 @@ static void *writer(void *arg)
 	wl_gate_wait(&v->writer_gate);
 	for (n = 0; !atomic_load(&v->stop); n++) {
 		/* a real change of protection each time, so mprotect_fixup() write-locks the VMA */
-		if (mprotect(v->map, v->len, PROT_READ | (n & 1 ? PROT_WRITE : 0)) == 0)
+		if (mprotect(v->f.map, v->f.len, PROT_READ | (n & 1 ? PROT_WRITE : 0)) == 0)
 			atomic_fetch_add(&v->mprotects, 1);
 		if (v->writer_pause_us)
 			wl_sleep_us(v->writer_pause_us);
@@ -185,77 +148,53 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+static void release_writers(void *arg, uint64_t elapsed_us)
+{
+	struct vc *v = arg;
+
+	if (v->phase == 1 && elapsed_us >= v->writer_delay_us) {
+		v->phase = 2;
+		wl_gate_open(&v->writer_gate);
+	}
+}
+
 static int vc_run(void *priv, const struct workload_common *c)
 {
 	struct vc *v = priv;
-	pthread_t rt[64], wt[64];
-	struct worker rw[64], ww[64];
-	uint64_t start, next_drop;
+	pthread_t wt[WL_MAX_THREADS];
+	struct worker ww[WL_MAX_THREADS];
 	struct rusage ru0, ru1;
-	int i, nr = 0, nw = 0, ret = -1;
+	int i, nw = 0, ret = -1;
 
-	v->fd = wl_make_file(c->dir, "vma-contention.dat", v->pages, &v->path);
-	if (v->fd < 0) {
-		v->error = xasprintf("cannot create the file in %s: %s", c->dir, strerror(errno));
-		return -1;
-	}
-	v->len = v->pages * (size_t)sysconf(_SC_PAGESIZE);
-	v->map = mmap(NULL, v->len, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
-	if (v->map == MAP_FAILED) {
-		v->map = NULL;
-		v->error = xasprintf("mmap: %s", strerror(errno));
-		return -1;
-	}
-	/* dirty it once so the mapping and the file size are valid, then write it back */
-	for (i = 0; (size_t)i < v->len; i += (int)sysconf(_SC_PAGESIZE))
-		v->map[i] = 1;
-	if (msync(v->map, v->len, MS_SYNC) || wl_drop_range(v->map, v->len, v->fd)) {
-		v->error = xasprintf("msync/drop: %s", strerror(errno));
+	if (wl_map_file(&v->f, c->dir, "vma-contention.dat", v->pages)) {
+		v->error = xasprintf("cannot map a file of %lu pages in %s: %s", v->pages, c->dir,
+				     strerror(errno));
 		return -1;
 	}
 	wl_gate_init(&v->reader_gate);
 	wl_gate_init(&v->writer_gate);
-	for (i = 0; i < v->readers; i++, nr++) {
-		rw[i] = (struct worker){ v, i };
-		if (pthread_create(&rt[i], NULL, reader, &rw[i]))
-			goto out_stop;
-	}
+	v->rd = (struct wl_readers){ .f = &v->f, .gate = &v->reader_gate, .n = v->readers,
+				     .nice_val = v->reader_nice, .fifo = v->reader_fifo };
+	if (wl_readers_start(&v->rd))
+		goto out_stop;
 	for (i = 0; i < v->writers; i++, nw++) {
 		ww[i] = (struct worker){ v, i };
 		if (pthread_create(&wt[i], NULL, writer, &ww[i]))
 			goto out_stop;
 	}
 	getrusage(RUSAGE_SELF, &ru0);
-	start = wl_now_us();
 	v->phase = 1;
 	wl_gate_open(&v->reader_gate);
-	next_drop = start + v->drop_period_us;
-	while (wl_now_us() - start < c->duration_us) {
-		uint64_t now = wl_now_us();
-
-		if (v->phase == 1 && now - start >= v->writer_delay_us) {
-			v->phase = 2;
-			wl_gate_open(&v->writer_gate);
-		}
-		if (v->drop_period_us && now >= next_drop) {
-			/* evict again, so the sweeps keep faulting with I/O */
-			if (!wl_drop_range(v->map, v->len, v->fd))
-				atomic_fetch_add(&v->drops, 1);
-			next_drop = now + v->drop_period_us;
-		}
-		wl_sleep_us(1000);
-	}
-	v->ran_us = wl_now_us() - start;
+	v->ran_us = wl_drive(c->duration_us, &v->f, v->drop_period_us, release_writers, v,
+			     &v->drops);
 	getrusage(RUSAGE_SELF, &ru1);
 	v->majflt = ru1.ru_majflt - ru0.ru_majflt;
 	v->minflt = ru1.ru_minflt - ru0.ru_minflt;
 	ret = 0;
 out_stop:
 	atomic_store(&v->stop, 1);
-	wl_gate_open(&v->reader_gate);
+	wl_readers_stop(&v->rd);
 	wl_gate_open(&v->writer_gate);
-	for (i = 0; i < nr; i++)
-		pthread_join(rt[i], NULL);
 	for (i = 0; i < nw; i++)
 		pthread_join(wt[i], NULL);
 	wl_gate_destroy(&v->reader_gate);
@@ -298,24 +237,22 @@ static void vc_report(void *priv, json_object *out)
 	json_object_object_add(p, "writer_nice", json_object_new_int(v->writer_nice));
 	json_object_object_add(p, "reader_fifo", json_object_new_int(v->reader_fifo));
 	json_object_object_add(p, "writer_fifo", json_object_new_int(v->writer_fifo));
-	json_object_object_add(p, "file", v->path ? json_object_new_string(v->path) : NULL);
+	json_object_object_add(p, "file", v->f.path ? json_object_new_string(v->f.path) : NULL);
 	json_object_object_add(out, "parameters", p);
 
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(v->ran_us / 1000));
-	json_object_object_add(r, "page_loads", json_object_new_uint64(v->faults_touched));
 	json_object_object_add(r, "major_faults", json_object_new_int64(v->majflt));
 	json_object_object_add(r, "minor_faults", json_object_new_int64(v->minflt));
 	json_object_object_add(r, "mprotects", json_object_new_uint64(v->mprotects));
 	json_object_object_add(r, "drops", json_object_new_uint64(v->drops));
-	json_object_object_add(r, "priority_errors", json_object_new_uint64(v->prio_errors));
-	json_object_object_add(r, "reader_tids", tids(v->reader_tids, v->readers));
+	json_object_object_add(r, "writer_priority_errors", json_object_new_uint64(v->prio_errors));
+	wl_readers_report(&v->rd, r);
 	json_object_object_add(r, "writer_tids", tids(v->writer_tids, v->writers));
-	json_object_object_add(r, "reader_kernel_prio", json_object_new_int(v->reader_prio));
 	json_object_object_add(r, "writer_kernel_prio", json_object_new_int(v->writer_prio));
 	{
 		char buf[32];
 
-		snprintf(buf, sizeof(buf), "%lx", (unsigned long)v->map);
+		snprintf(buf, sizeof(buf), "%lx", (unsigned long)v->f.map);
 		json_object_object_add(r, "map_start", json_object_new_string(buf));
 	}
 	json_object_object_add(out, "result", r);
@@ -329,7 +266,7 @@ static void vc_report(void *priv, json_object *out)
 			   "gate readers, release writers after the delay, sweep pages, "
 			   "re-evict every drop period",
 			   evidence,
-			   v->prio_errors ? "some priorities could not be set (need root)" : "none",
+			   v->prio_errors || v->rd.prio_errors ? "some priorities could not be set (need root)" : "none",
 			   v->error ? v->error : "none",
 			   "match mm, vm_start/vm_end, ino/dev of the trace's fault and "
 			   "vma_start_write events with mmlock analyze");
@@ -340,13 +277,7 @@ static void vc_fini(void *priv)
 {
 	struct vc *v = priv;
 
-	if (v->map)
-		munmap(v->map, v->len);
-	if (v->fd >= 0)
-		close(v->fd);
-	if (v->path)
-		unlink(v->path);
-	free(v->path);
+	wl_unmap_file(&v->f);
 	free(v->error);
 	free(v);
 }

@@ -45,6 +45,31 @@ extern const struct workload *const workloads[];
 
 /* A file of @pages pages under @dir, every page written once and synced. */
 int wl_make_file(const char *dir, const char *name, unsigned long pages, char **path_out);
+/*
+ * A shared file mapping of @pages pages, dirtied once and written back, then
+ * evicted so the first touches fault with I/O.
+ */
+struct wl_mapped_file {
+	char		*path;
+	int		fd;
+	char		*map;
+	size_t		len;
+	unsigned long	pages;
+};
+int wl_map_file(struct wl_mapped_file *m, const char *dir, const char *name,
+		unsigned long pages);
+void wl_unmap_file(struct wl_mapped_file *m);
+/* Load one byte of each of @n pages from *@page on (wrapping) into @sink. */
+void wl_sweep(const struct wl_mapped_file *m, unsigned long *page, unsigned long n,
+	      volatile unsigned long *sink);
+/*
+ * The main thread's loop: until @duration_us, call @tick about every
+ * millisecond (with the time since the start) and evict @f every
+ * @drop_period_us (0: never).  Returns the time it ran; *@drops counts evictions.
+ */
+uint64_t wl_drive(uint64_t duration_us, struct wl_mapped_file *f, uint64_t drop_period_us,
+		  void (*tick)(void *arg, uint64_t elapsed_us), void *arg,
+		  unsigned long *drops);
 /* Evict the range from the page tables (MADV_DONTNEED) and the page cache. */
 int wl_drop_range(void *addr, size_t len, int fd);
 /* Per-thread priority: nice (-20..19) or, when fifo > 0, SCHED_FIFO at that priority. */
@@ -55,6 +80,28 @@ int wl_kernel_prio(void);
 void wl_kernel_facts(json_object *out);
 uint64_t wl_now_us(void);
 void wl_sleep_us(uint64_t us);
+/*
+ * Reader threads faulting @f: each sweeps pages from its own start (or, with
+ * @random, loads random pages) until stopped, at the given priority, after
+ * @gate opens (when set).
+ */
+#define WL_MAX_THREADS 64
+struct wl_readers {
+	struct wl_mapped_file	*f;
+	struct wl_gate		*gate;
+	int			n, nice_val, fifo, random;
+	int			started, kernel_prio;
+	volatile int		stop;
+	unsigned long		loads, prio_errors;	/* atomically updated */
+	volatile unsigned long	sink;
+	int			tids[WL_MAX_THREADS];
+	void			*threads, *args;
+};
+int wl_readers_start(struct wl_readers *r);
+void wl_readers_stop(struct wl_readers *r);
+void wl_readers_report(const struct wl_readers *r, json_object *out);
+/* Parse a whole number in [lo, hi]: 0, or -1 when it is not one. */
+int wl_parse_long(const char *arg, long lo, long hi, long *out);
 /* A start gate several threads wait on until it is opened. */
 struct wl_gate {
 	int		open;
