@@ -848,9 +848,17 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 	uint64_t ns;
 
 	if (!iv) {
+		/*
+		 * A stock trylock emits acquire_returned alone: an acquisition,
+		 * not a broken sequence.
+		 */
+		if (stock) {
+			an->stock_trylocks++;
+			if (success)
+				mmap_hold_start(an, t, s, pl, write, stock);
+			return;
+		}
 		end_without_begin(an, t, SLOT_MMAP_WAIT);
-		if (stock && success)
-			mmap_hold_start(an, t, s, pl, write, stock);
 		return;
 	}
 	if (iv->write != write)
@@ -1113,7 +1121,6 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		t->tgid = (int)v;
 	t->prio = (int)get_dec(pl, "prio", t->sched_prio);
 	t->stack_target = NULL;
-	if (ev->custom)
 
 	switch (ev->id) {
 	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
