@@ -161,6 +161,7 @@ struct analysis {
 	struct hist		mmap_wait, mmap_hold, mmap_write_hold;
 	struct hist		stock_wait, stock_hold, stock_write_hold;
 	uint64_t		wait_count[2], stock_wait_count[2], stock_trylocks;
+	uint64_t		stock_downgrades;
 	struct reason_counts	read_fail, fallback;
 
 	/* contention */

@@ -755,6 +755,9 @@ static void drop_acq(struct analysis *an, struct mmslot *s)
 	s->acq = NULL;
 }
 
+static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock);
+
 static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			    int stock)
 {
@@ -853,7 +856,13 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		 * not a broken sequence.
 		 */
 		if (stock) {
-			an->stock_trylocks++;
+			if (s->hold && s->hold->write && !write && success) {
+				/* mmap_write_downgrade(): the write hold becomes a read hold */
+				an->stock_downgrades++;
+				mmap_hold_end(an, t, pl, stock);
+			} else {
+				an->stock_trylocks++;
+			}
 			if (success)
 				mmap_hold_start(an, t, s, pl, write, stock);
 			return;
@@ -896,7 +905,9 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 {
 	uint64_t mm = get_hex(pl, "mm", NULL);
 	struct mmslot *s = mmslot_get(t, mm, stock);
-	int write = get_bool(pl, "write");
+	/* a stock downgrade (acquire_returned write=false) ends the write hold */
+	int write = get_bool(pl, "write") ||
+		    (stock && !strcmp(pl->event, "mmap_lock_acquire_returned"));
 	struct ival *h = s->hold;
 	uint64_t us;
 
