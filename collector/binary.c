@@ -108,6 +108,10 @@ static int drain_cpu(struct bin_reader *br, struct bin_cpu *bc, struct kbuffer *
 		if (write_all(bc->fd, page, (size_t)n)) {
 			bc->err = errno;
 			br->failed = errno;
+			/* keep whole pages only; this one is lost */
+			if (ftruncate(bc->fd, (off_t)bc->bytes) == 0)
+				lseek(bc->fd, (off_t)bc->bytes, SEEK_SET);
+			count_with(kbuf, page, &bc->discarded, &bc->missed, &bc->missed_unknown);
 			return -1;
 		}
 		bc->pages++;

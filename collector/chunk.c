@@ -311,6 +311,7 @@ static int chunk_close(struct chunk_writer *cw, uint64_t now_us)
 	cw->fd = -1;
 	if (renameat(cw->dirfd, cw->part_name, cw->dirfd, cw->cur.name))
 		return -1;
+	cw->part_name[0] = '\0';
 	if (cw->do_fsync)
 		fsync(cw->dirfd);
 	cw->cur.end_us = now_us;
@@ -367,6 +368,29 @@ static int chunk_full(const struct chunk_writer *cw, size_t len, uint64_t now_us
  * chunk before a line that would overflow a limit.  Runs of lines are handed
  * to the compressor together.
  */
+/*
+ * After a write error, the lines from @p on were read but will never be
+ * written: count them, so chunk_writer_abort() can report them discarded.
+ */
+static int put_failed(struct chunk_writer *cw, const char *p, const char *end)
+{
+	int err = errno;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = (size_t)(nl - p) + 1;
+		uint64_t lost;
+		int cpu;
+
+		cw->lines++;
+		if (!chunk_parse_lost(p, l, &cpu, &lost) && !is_frame(p, l))
+			cw->events++;
+		p = nl + 1;
+	}
+	errno = err;
+	return -1;
+}
+
 static int put_lines(struct chunk_writer *cw, const char *buf, size_t len, uint64_t now_us)
 {
 	const char *p = buf, *end = buf + len, *run = buf;
@@ -379,13 +403,13 @@ static int put_lines(struct chunk_writer *cw, const char *buf, size_t len, uint6
 
 		if (cw->fd >= 0 && !is_frame(p, l) && chunk_full(cw, l, now_us)) {
 			if (p > run && chunk_put(cw, run, (size_t)(p - run), 0))
-				return -1;
+				return put_failed(cw, p, end);
 			run = p;
 			if (chunk_close(cw, now_us))
-				return -1;
+				return put_failed(cw, p, end);
 		}
 		if (cw->fd < 0 && chunk_open(cw, now_us))
-			return -1;
+			return put_failed(cw, p, end);
 		cw->cur.lines++;
 		cw->cur.bytes += l;
 		cw->lines++;
@@ -476,23 +500,32 @@ int chunk_writer_finish(struct chunk_writer *cw, uint64_t now_us)
 void chunk_writer_abort(struct chunk_writer *cw)
 {
 	struct chunk_stream *s = cw->stream;
+	uint64_t lines = 0, events = 0, bytes = 0;
+	size_t i;
 
 	if (s && s->z_live) {
 		deflateEnd(&s->z);
 		s->z_live = 0;
 	}
-	if (cw->fd < 0)
-		return;
-	close(cw->fd);
-	cw->fd = -1;
-	unlinkat(cw->dirfd, cw->part_name, 0);
-	/* what was in the dropped chunk is no longer in the totals */
-	cw->discarded_events += cw->cur.events;
-	cw->lines -= cw->cur.lines;
-	cw->events -= cw->cur.events;
-	cw->bytes -= cw->cur.bytes;
+	if (cw->fd >= 0) {
+		close(cw->fd);
+		cw->fd = -1;
+	}
+	if (cw->part_name[0])
+		unlinkat(cw->dirfd, cw->part_name, 0);
+	cw->part_name[0] = '\0';
 	free(cw->cur.name);
 	memset(&cw->cur, 0, sizeof(cw->cur));
+	/* the totals keep only what is in complete chunks; the rest was discarded */
+	for (i = 0; i < cw->nr_chunks; i++) {
+		lines += cw->chunks[i].lines;
+		events += cw->chunks[i].events;
+		bytes += cw->chunks[i].bytes;
+	}
+	cw->discarded_events += cw->events - events;
+	cw->lines = lines;
+	cw->events = events;
+	cw->bytes = bytes;
 }
 
 void chunk_writer_release(struct chunk_writer *cw)

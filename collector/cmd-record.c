@@ -187,6 +187,31 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
+#define RESERVE_NAME	"trace.status.reserve"
+#define RESERVE_SIZE	(128 * 1024)
+
+/*
+ * Space for the last trace.status: a file of zeros made at the start and
+ * deleted just before the final write, so a full disk still gets its status.
+ */
+static void reserve_space(struct record *r)
+{
+	int fd = openat(r->outdir_fd, RESERVE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			0644);
+
+	if (fd < 0)
+		return;
+	if (posix_fallocate(fd, 0, RESERVE_SIZE))
+		unlinkat(r->outdir_fd, RESERVE_NAME, 0);
+	close(fd);
+}
+
+static void release_space(struct record *r)
+{
+	if (r->outdir_fd >= 0)
+		unlinkat(r->outdir_fd, RESERVE_NAME, 0);
+}
+
 static int open_outdir(struct record *r)
 {
 	const char *path = r->opts->output;
@@ -228,6 +253,7 @@ static int open_outdir(struct record *r)
 		return -1;
 	}
 	r->outdir_fd = fd;
+	reserve_space(r);
 	return 0;
 }
 
@@ -767,7 +793,7 @@ static void chunk_write_error(struct record *r)
 	int err = errno;
 	char name[64];
 
-	if (r->cw.fd >= 0)
+	if (r->cw.part_name[0])
 		snprintf(name, sizeof(name), "%s", r->cw.part_name);
 	else
 		chunk_name(name, sizeof(name), r->cw.next_index, r->opts->compress);
@@ -799,7 +825,7 @@ static void set_stop_reason(struct record *r, const char *why)
 	if (stop_signal && why && !strcmp(why, sigabbrev_np(stop_signal)))
 		r->stop_reason = xasprintf("signal SIG%s", why);
 	else
-		r->stop_reason = xstrdup(why);
+		r->stop_reason = why ? xstrdup(why) : NULL;
 }
 
 /*
@@ -933,6 +959,7 @@ static int record_stdin(struct record *r)
 	ret = stream_loop(r, STDIN_FILENO, 1);
 	mark_stop(r);
 	r->state = ret ? "error" : "complete";
+	release_space(r);
 	if (record_write_status(r) && !ret) {
 		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
 		ret = -1;
@@ -1061,8 +1088,9 @@ static int record_trace(struct record *r)
 
 stop_readers:
 	tracefs_trace_off(r->col.inst);
-	if (r->bin_live && bin_reader_stop(&r->bin) && ret == MMLOCK_EXIT_OK) {
-		set_error(r, "cannot write the raw pages: %s", strerror(r->bin.failed));
+	if (r->bin_live && bin_reader_stop(&r->bin)) {
+		set_error(r, "cannot write the raw pages to %s/raw: %s; stopped, the complete pages "
+			  "are kept", o->output, strerror(r->bin.failed));
 		ret = MMLOCK_EXIT_OUTPUT;
 	}
 	if (r->bin_live && bin_save_formats(&r->col, r->outdir_fd) && ret == MMLOCK_EXIT_OK) {
@@ -1083,6 +1111,7 @@ end_child:
 			ret = MMLOCK_EXIT_CHILD;
 	}
 destroy_instance:
+	release_space(r);
 	if (r->started) {
 		r->state = r->error ? "error" : stop_signal ? "stopped" : "complete";
 		if (record_write_status(r) && ret == MMLOCK_EXIT_OK) {

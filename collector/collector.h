@@ -216,6 +216,7 @@ struct bin_cpu {
 	uint64_t	bytes;
 	uint64_t	events;
 	uint64_t	missed;		/* kbuffer_missed_events sum */
+	uint64_t	discarded;	/* events of a page that could not be written */
 	int		missed_unknown;	/* pages flagged with an unknown count */
 	int		err;		/* errno of a failure, 0 */
 	char		name[64];

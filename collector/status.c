@@ -92,8 +92,10 @@ static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 	if (r->cw_live)
 		markers = r->cw.lost_markers;
 	if (r->bin_live) {
-		for (cpu = 0; cpu < r->bin.nr_cpus; cpu++)
+		for (cpu = 0; cpu < r->bin.nr_cpus; cpu++) {
 			markers += r->bin.cpus[cpu].missed;
+			discarded += r->bin.cpus[cpu].discarded;
+		}
 	}
 	for (cpu = 0; have_stats && cpu < nr; cpu++) {
 		const struct cpu_stats *s = &r->stats_start[cpu], *e = &r->stats_end[cpu];

@@ -17,6 +17,7 @@
 
 #include "collector/collector.h"
 #include "test.h"
+#include "util.h"
 
 static char *slurp(int dirfd, const char *name, size_t *len)
 {
@@ -58,7 +59,7 @@ static char *unpack(int dirfd, const char *name, enum chunk_compress c, size_t *
 		z.avail_in = (unsigned int)len;
 		do {
 			if (n == cap)
-				out = realloc(out, cap *= 2);
+				out = xrealloc(out, cap *= 2);
 			z.next_out = (unsigned char *)out + n;
 			z.avail_out = (unsigned int)(cap - n);
 			ret = inflate(&z, Z_NO_FLUSH);
@@ -76,7 +77,7 @@ static char *unpack(int dirfd, const char *name, enum chunk_compress c, size_t *
 			ZSTD_outBuffer ob;
 
 			if (n == cap)
-				out = realloc(out, cap *= 2);
+				out = xrealloc(out, cap *= 2);
 			ob.dst = out;
 			ob.size = cap;
 			ob.pos = n;
