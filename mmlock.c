@@ -20,6 +20,7 @@ static const struct cmd_struct commands[] = {
 	{ "analyze",	cmd_analyze,	"pair intervals, classify Type-A/B/C, write the summary JSON" },
 	{ "events",	cmd_events,	"list the event contract, or check it against the kernel" },
 	{ "reset",	cmd_reset,	"remove tracing instances left by a killed mmlock record" },
+	{ "run",	cmd_run,	"record and analyze workloads under the fault policies" },
 	{ "workload",	cmd_workload,	"run a load generator (vma-contention, ...) and report it" },
 };
 

@@ -11,5 +11,6 @@ int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
 int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
 int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
 int cmd_workload(int argc, char **argv);	/* workloads/cmd-workload.c */
+int cmd_run(int argc, char **argv);		/* workloads/cmd-run.c */
 
 #endif /* MMLOCK_H */

@@ -526,10 +526,10 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		    count_or_null(use_stock ? an->stock_wait_count[0] : an->wait_count[0], m));
 		add(o, "wait_count_write",
 		    count_or_null(use_stock ? an->stock_wait_count[1] : an->wait_count[1], m));
-		if (use_stock)
+		if (use_stock) {
 			add(o, "stock_trylocks", count_or_null(an->stock_trylocks, m));
-		if (use_stock)
 			add(o, "stock_downgrades", count_or_null(an->stock_downgrades, m));
+		}
 		add(o, "source", m ? json_object_new_string(use_stock ?
 			"stock (waits include uncontended acquisitions)" : "custom") : NULL);
 		add(root, "mmap_lock", o);
