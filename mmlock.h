@@ -7,6 +7,7 @@
  * name; the return value is the process exit code (enum mmlock_exit).
  */
 int cmd_analyze(int argc, char **argv);		/* analyzer/cmd-analyze.c */
+int cmd_compare(int argc, char **argv);		/* analyzer/cmd-compare.c */
 int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
 int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
 int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
