@@ -84,7 +84,6 @@ struct task {
 
 struct line {
 	uint64_t	ts;
-	size_t		order;	/* insertion order: the stable tie-break */
 	char		*text;
 };
 
@@ -145,7 +144,6 @@ static void emit(struct task *t, const char *event, const char *fmt, ...)
 		     mm_ptr(t->mm), payload) < 0)
 		abort();
 	l.ts = t->t;
-	l.order = lines.n;
 	l.text = text;
 	PUSH(lines, l);
 }
@@ -350,15 +348,6 @@ static void read_acquisition(struct task *t, int nr_vmas)
 	hold_end(t, &h);
 }
 
-static int line_cmp(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
 static void reset_world(void)
 {
 	for (size_t i = 0; i < lines.n; i++)
@@ -373,6 +362,7 @@ static int generate(uint64_t seed, const char *path)
 				       "kworker/u8:2", "mm-thread" };
 	int nr_tasks, nr_mms, nr_vmas[2];
 	struct task tasks[8];
+	size_t first[9], next[8];
 	FILE *f;
 
 	rng_state = seed * 0x2545f4914f6cdd1dULL + 1;
@@ -394,8 +384,10 @@ static int generate(uint64_t seed, const char *path)
 	}
 	for (int i = 0; i < nr_tasks; i++) {
 		struct task *t = &tasks[i];
-		int acts = rr(2, 8), nv = nr_vmas[t->mm];
+		/* every tenth seed is long: intervals stay open across many closes */
+		int acts = seed % 10 ? rr(2, 8) : rr(10, 30), nv = nr_vmas[t->mm];
 
+		first[i] = lines.n;	/* each task's lines are contiguous, in its order */
 		while (acts--) {
 			int r = rr(0, 99);
 
@@ -410,13 +402,38 @@ static int generate(uint64_t seed, const char *path)
 			t->t += (uint64_t)rr(0, 60);
 		}
 	}
-	qsort(lines.v, lines.n, sizeof(*lines.v), line_cmp);
+	first[nr_tasks] = lines.n;
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "# mmlock analyzer property test, seed %" PRIu64 "\n", seed);
-	for (size_t i = 0; i < lines.n; i++)
-		fputs(lines.v[i].text, f);
+	/*
+	 * Merge the tasks' sequences by time.  Among tasks whose next line has
+	 * the same timestamp the pick is random, so an end and another task's
+	 * start at one timestamp come in either order; one task's lines never
+	 * change order.
+	 */
+	for (int i = 0; i < nr_tasks; i++)
+		next[i] = first[i];
+	for (;;) {
+		int cand[8], nc = 0;
+		uint64_t min = UINT64_MAX;
+
+		for (int i = 0; i < nr_tasks; i++) {
+			if (next[i] == first[i + 1])
+				continue;
+			if (lines.v[next[i]].ts < min) {
+				min = lines.v[next[i]].ts;
+				nc = 0;
+			}
+			if (lines.v[next[i]].ts == min)
+				cand[nc++] = i;
+		}
+		if (!nc)
+			break;
+		nc = cand[rr(0, nc - 1)];
+		fputs(lines.v[next[nc]++].text, f);
+	}
 	return fclose(f);
 }
 
