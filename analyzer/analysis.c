@@ -434,57 +434,52 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	top_offer(an, &p);
 }
 
-/* A Type-A side closed: pair it with the other side's closed intervals. */
+/*
+ * An interval of a sweep closed: pair it with the closed intervals of the
+ * other side, keep it for the other side's later closes, and drop what
+ * nothing can overlap any more.  Type-A sides are FW (first) and VW, Type-B
+ * sides R (first) and M; each list's open twin is the one before it.
+ */
+static void sweep_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
+{
+	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R;
+	int type_a = closed == L_CLOSED_FW || closed == L_CLOSED_VW;
+	struct ival *o;
+
+	list_remove(an, iv);
+	for (o = an->lists[other_closed].head; o; o = o->next) {
+		struct ival *x = first ? iv : o, *y = first ? o : iv;
+
+		if (!overlaps(x, y) || x->task == y->task)
+			continue;
+		if (type_a && same_vma(x, y))
+			pair_a(an, x, y);
+		else if (!type_a && x->mm == y->mm)
+			pair_b(an, x, y);
+	}
+	list_append(an, closed, iv);
+	prune(an, closed, other_closed - 1);
+	prune(an, other_closed, closed - 1);
+}
+
 static void close_fw(struct analysis *an, struct ival *fw)
 {
-	struct ival *vw;
-
-	list_remove(an, fw);
-	for (vw = an->lists[L_CLOSED_VW].head; vw; vw = vw->next)
-		if (overlaps(fw, vw) && same_vma(fw, vw) && fw->task != vw->task)
-			pair_a(an, fw, vw);
-	list_append(an, L_CLOSED_FW, fw);
-	prune(an, L_CLOSED_FW, L_OPEN_VW);
-	prune(an, L_CLOSED_VW, L_OPEN_FW);
+	sweep_close(an, fw, L_CLOSED_FW, L_CLOSED_VW);
 }
 
 static void close_vw(struct analysis *an, struct ival *vw)
 {
-	struct ival *fw;
-
-	list_remove(an, vw);
-	for (fw = an->lists[L_CLOSED_FW].head; fw; fw = fw->next)
-		if (overlaps(fw, vw) && same_vma(fw, vw) && fw->task != vw->task)
-			pair_a(an, fw, vw);
-	list_append(an, L_CLOSED_VW, vw);
-	prune(an, L_CLOSED_VW, L_OPEN_FW);
-	prune(an, L_CLOSED_FW, L_OPEN_VW);
+	sweep_close(an, vw, L_CLOSED_VW, L_CLOSED_FW);
 }
 
 static void close_r(struct analysis *an, struct ival *r)
 {
-	struct ival *m;
-
-	list_remove(an, r);
-	for (m = an->lists[L_CLOSED_M].head; m; m = m->next)
-		if (overlaps(r, m) && r->mm == m->mm && r->task != m->task)
-			pair_b(an, r, m);
-	list_append(an, L_CLOSED_R, r);
-	prune(an, L_CLOSED_R, L_OPEN_M);
-	prune(an, L_CLOSED_M, L_OPEN_R);
+	sweep_close(an, r, L_CLOSED_R, L_CLOSED_M);
 }
 
 static void close_m(struct analysis *an, struct ival *m)
 {
-	struct ival *r;
-
-	list_remove(an, m);
-	for (r = an->lists[L_CLOSED_R].head; r; r = r->next)
-		if (overlaps(r, m) && r->mm == m->mm && r->task != m->task)
-			pair_b(an, r, m);
-	list_append(an, L_CLOSED_M, m);
-	prune(an, L_CLOSED_M, L_OPEN_R);
-	prune(an, L_CLOSED_R, L_OPEN_M);
+	sweep_close(an, m, L_CLOSED_M, L_CLOSED_R);
 }
 
 /* ---- the per-task state machine ------------------------------------------ */

@@ -108,23 +108,35 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-int parse_u64(const char *s, uint64_t *out)
+/* strtoull/strtoll over the whole string; errno EINVAL when anything is left. */
+static int parse_whole(const char *s, int is_signed, unsigned long long *u, long long *i)
 {
-	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-') {
+	if (!s || !*s || (!is_signed && *s == '-')) {
 		errno = EINVAL;
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	if (is_signed)
+		*i = strtoll(s, &end, 0);
+	else
+		*u = strtoull(s, &end, 0);
 	if (errno)
 		return -1;
 	if (*end) {
 		errno = EINVAL;
 		return -1;
 	}
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+
+	if (parse_whole(s, 0, &v, NULL))
+		return -1;
 	*out = v;
 	return 0;
 }
@@ -132,20 +144,9 @@ int parse_u64(const char *s, uint64_t *out)
 int parse_i64(const char *s, int64_t *out)
 {
 	long long v;
-	char *end;
 
-	if (!s || !*s) {
-		errno = EINVAL;
+	if (parse_whole(s, 1, NULL, &v))
 		return -1;
-	}
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno)
-		return -1;
-	if (*end) {
-		errno = EINVAL;
-		return -1;
-	}
 	*out = v;
 	return 0;
 }

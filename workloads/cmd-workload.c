@@ -46,13 +46,23 @@ static const char common_help[] =
 "  -q, --quiet           no progress lines on standard error\n"
 "  -h, --help            this text\n";
 
+static long *param_ptr(void *state, const struct wl_param *p)
+{
+	return (long *)((char *)state + p->offset);
+}
+
 static void usage(FILE *out, const struct workload *w)
 {
 	int i;
 
 	if (w) {
-		fprintf(out, "usage: mmlock workload %s [options]\n\n%s.\n\n%s%s", w->name,
-			w->summary, common_help, w->help);
+		const struct wl_param *p;
+
+		fprintf(out, "usage: mmlock workload %s [options]\n\n%s.\n\n%s", w->name,
+			w->summary, common_help);
+		for (p = w->params; p->name; p++)
+			fprintf(out, "      --%-18s %s (%ld; %ld..%ld)\n", p->name, p->help,
+				p->dflt, p->lo, p->hi);
 		return;
 	}
 	fprintf(out, "usage: mmlock workload NAME [options]   |   mmlock workload --list\n\n"
@@ -62,31 +72,54 @@ static void usage(FILE *out, const struct workload *w)
 	fprintf(out, "\ncommon options:\n%s", common_help);
 }
 
-/* The common options followed by the workload's own, for getopt_long. */
+#define PARAM_OPT_BASE 1000
+
+/* The common options followed by one per parameter (val = base + index). */
 static struct option *merge_options(const struct workload *w, const struct option *common)
 {
-	size_t nc = 0, nw = 0;
+	size_t nc = 0, np = 0, i;
 	struct option *all;
 
 	while (common[nc].name)
 		nc++;
-	while (w->options && w->options[nw].name)
-		nw++;
-	all = xcalloc(nc + nw + 1, sizeof(*all));
+	while (w->params[np].name)
+		np++;
+	all = xcalloc(nc + np + 1, sizeof(*all));
 	memcpy(all, common, nc * sizeof(*all));
-	if (nw)
-		memcpy(all + nc, w->options, nw * sizeof(*all));
+	for (i = 0; i < np; i++)
+		all[nc + i] = (struct option){ w->params[i].name, required_argument, NULL,
+					       PARAM_OPT_BASE + (int)i };
 	return all;
 }
 
-static const char *option_name(const struct workload *w, int val)
+static int set_param(void *state, const struct wl_param *p, const char *arg)
 {
-	int i;
+	int64_t v;
 
-	for (i = 0; w->options && w->options[i].name; i++)
-		if (w->options[i].val == val)
-			return w->options[i].name;
-	return "?";
+	if (parse_i64(arg, &v) || v < p->lo || v > p->hi) {
+		pr_err("--%s '%s': expected a whole number from %ld to %ld", p->name, arg, p->lo,
+		       p->hi);
+		return -1;
+	}
+	*param_ptr(state, p) = (long)v;
+	return 0;
+}
+
+static json_object *params_json(const struct workload *w, void *state)
+{
+	json_object *o = json_object_new_object();
+	const struct wl_param *p;
+
+	for (p = w->params; p->name; p++) {
+		char *key = xstrdup(p->name), *c;
+
+		for (c = key; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		json_object_object_add(o, key, json_object_new_int64(*param_ptr(state, p)));
+		free(key);
+	}
+	return o;
 }
 
 int cmd_workload(int argc, char **argv)
@@ -106,7 +139,7 @@ int cmd_workload(int argc, char **argv)
 	json_object *report;
 	struct option *opts;
 	void *priv;
-	int opt, rc, ret = MMLOCK_EXIT_OK;
+	int opt, rc, i, ret = MMLOCK_EXIT_OK;
 	uint64_t us;
 
 	if (argc < 2 || argv[1][0] == '-') {
@@ -123,7 +156,9 @@ int cmd_workload(int argc, char **argv)
 		pr_err("'%s' is not a workload; 'mmlock workload --list' lists them", argv[1]);
 		return MMLOCK_EXIT_USAGE;
 	}
-	priv = w->init();
+	priv = xcalloc(1, w->size);
+	for (i = 0; w->params[i].name; i++)
+		*param_ptr(priv, &w->params[i]) = w->params[i].dflt;
 	opts = merge_options(w, common);
 	argc--;
 	argv++;
@@ -158,9 +193,7 @@ int cmd_workload(int argc, char **argv)
 			ret = MMLOCK_EXIT_USAGE;
 			goto out_fini;
 		default:
-			if (w->parse(priv, opt, optarg)) {
-				pr_err("%s: bad value '%s' for --%s; see 'mmlock workload %s --help'",
-				       w->name, optarg ? optarg : "", option_name(w, opt), w->name);
+			if (set_param(priv, &w->params[opt - PARAM_OPT_BASE], optarg)) {
 				ret = MMLOCK_EXIT_USAGE;
 				goto out_fini;
 			}
@@ -187,6 +220,7 @@ int cmd_workload(int argc, char **argv)
 			       json_object_new_uint64(c.duration_us / 1000));
 	json_object_object_add(report, "compiler_flags", json_object_new_string(MMLOCK_BUILD_CFLAGS));
 	wl_kernel_facts(report);
+	json_object_object_add(report, "parameters", params_json(w, priv));
 	w->report(priv, report);
 	{
 		const char *text = json_object_to_json_string_ext(report,
@@ -205,5 +239,6 @@ int cmd_workload(int argc, char **argv)
 out_fini:
 	free(opts);
 	w->fini(priv);
+	free(priv);
 	return ret;
 }

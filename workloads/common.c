@@ -77,12 +77,14 @@ int wl_map_file(struct wl_mapped_file *m, const char *dir, const char *name,
 
 void wl_unmap_file(struct wl_mapped_file *m)
 {
+	/* a state never set up is all zeroes: fd 0 is not ours then */
+	if (!m->path)
+		return;
 	if (m->map)
 		munmap(m->map, m->len);
 	if (m->fd >= 0)
 		close(m->fd);
-	if (m->path)
-		unlink(m->path);
+	unlink(m->path);
 	free(m->path);
 	m->map = NULL;
 	m->fd = -1;
@@ -197,16 +199,6 @@ void wl_readers_report(const struct wl_readers *r, json_object *out)
 	json_object_object_add(out, "page_loads", json_object_new_uint64(r->loads));
 	json_object_object_add(out, "reader_priority_errors",
 			       json_object_new_uint64(r->prio_errors));
-}
-
-int wl_parse_long(const char *arg, long lo, long hi, long *out)
-{
-	int64_t v;
-
-	if (parse_i64(arg, &v) || v < lo || v > hi)
-		return -1;
-	*out = (long)v;
-	return 0;
 }
 
 int wl_drop_range(void *addr, size_t len, int fd)

@@ -16,9 +16,8 @@
 #include "workload.h"
 
 struct ff {
-	unsigned long	pages;
-	int		readers, reader_nice, forker_nice;
-	uint64_t	fork_period_us, drop_period_us, next_fork_us;
+	long		pages, readers, fork_period_ms, drop_period_ms, reader_nice, forker_nice;
+	uint64_t	next_fork_us;
 	struct wl_mapped_file f;
 	struct wl_readers rd;
 	unsigned long	forks, fork_errors, drops;
@@ -27,61 +26,15 @@ struct ff {
 	char		*error;
 };
 
-enum { O_PAGES = 1100, O_READERS, O_FORK_PERIOD, O_DROP, O_RNICE, O_FNICE };
-
-static const struct option ff_options[] = {
-	{ "pages",		required_argument, NULL, O_PAGES },
-	{ "readers",		required_argument, NULL, O_READERS },
-	{ "fork-period-ms",	required_argument, NULL, O_FORK_PERIOD },
-	{ "drop-period-ms",	required_argument, NULL, O_DROP },
-	{ "reader-nice",	required_argument, NULL, O_RNICE },
-	{ "forker-nice",	required_argument, NULL, O_FNICE },
-	{ NULL, 0, NULL, 0 }
+static const struct wl_param ff_params[] = {
+	WL_PARAM(struct ff, pages, "pages", 2048, 1, 1L << 22, "pages in the file-backed VMA"),
+	WL_PARAM(struct ff, readers, "readers", 2, 1, WL_MAX_THREADS, "reader threads"),
+	WL_PARAM(struct ff, fork_period_ms, "fork-period-ms", 10, 0, 3600000, "fork every N ms"),
+	WL_PARAM(struct ff, drop_period_ms, "drop-period-ms", 20, 0, 3600000, "evict PTEs and page cache this often"),
+	WL_PARAM(struct ff, reader_nice, "reader-nice", 0, -20, 19, "nice of the readers"),
+	WL_PARAM(struct ff, forker_nice, "forker-nice", 0, -20, 19, "nice of the forking main thread"),
+	{ NULL, 0, 0, 0, 0, NULL }
 };
-
-static void *ff_init(void)
-{
-	struct ff *f = xcalloc(1, sizeof(*f));
-
-	f->pages = 2048;
-	f->readers = 2;
-	f->fork_period_us = 10000;
-	f->drop_period_us = 20000;
-	f->f.fd = -1;
-	return f;
-}
-
-static int ff_parse(void *priv, int opt, const char *arg)
-{
-	struct ff *f = priv;
-	long n;
-
-	switch (opt) {
-	case O_PAGES:
-		if (wl_parse_long(arg, 1, 1L << 22, &n))
-			return -1;
-		f->pages = (unsigned long)n;
-		return 0;
-	case O_READERS:
-		if (wl_parse_long(arg, 1, WL_MAX_THREADS, &n))
-			return -1;
-		f->readers = (int)n;
-		return 0;
-	case O_FORK_PERIOD:
-	case O_DROP:
-		if (wl_parse_long(arg, 0, 3600000, &n))
-			return -1;
-		*(opt == O_DROP ? &f->drop_period_us : &f->fork_period_us) = (uint64_t)n * 1000;
-		return 0;
-	case O_RNICE:
-	case O_FNICE:
-		if (wl_parse_long(arg, -20, 19, &n))
-			return -1;
-		*(opt == O_RNICE ? &f->reader_nice : &f->forker_nice) = (int)n;
-		return 0;
-	}
-	return -1;
-}
 
 static void fork_tick(void *arg, uint64_t elapsed_us)
 {
@@ -91,7 +44,7 @@ static void fork_tick(void *arg, uint64_t elapsed_us)
 
 	if (elapsed_us < f->next_fork_us)
 		return;
-	f->next_fork_us = elapsed_us + f->fork_period_us;
+	f->next_fork_us = elapsed_us + (uint64_t)f->fork_period_ms * 1000;
 	t0 = wl_now_us();
 	pid = fork();
 	if (pid == 0)
@@ -113,20 +66,22 @@ static int ff_run(void *priv, const struct workload_common *c)
 	struct ff *f = priv;
 	struct rusage ru0, ru1;
 
-	if (wl_map_file(&f->f, c->dir, "fork-fault.dat", f->pages)) {
-		f->error = xasprintf("cannot map a file of %lu pages in %s: %s", f->pages, c->dir,
+	if (wl_map_file(&f->f, c->dir, "fork-fault.dat", (unsigned long)f->pages)) {
+		f->error = xasprintf("cannot map a file of %ld pages in %s: %s", f->pages, c->dir,
 				     strerror(errno));
 		return -1;
 	}
-	wl_set_priority(f->forker_nice, 0);
-	f->rd = (struct wl_readers){ .f = &f->f, .n = f->readers, .nice_val = f->reader_nice };
+	wl_set_priority((int)f->forker_nice, 0);
+	f->rd = (struct wl_readers){ .f = &f->f, .n = (int)f->readers,
+				     .nice_val = (int)f->reader_nice };
 	getrusage(RUSAGE_SELF, &ru0);
 	if (wl_readers_start(&f->rd)) {
 		wl_readers_stop(&f->rd);
 		f->error = xasprintf("pthread_create failed");
 		return -1;
 	}
-	f->ran_us = wl_drive(c->duration_us, &f->f, f->drop_period_us, fork_tick, f, &f->drops);
+	f->ran_us = wl_drive(c->duration_us, &f->f, (uint64_t)f->drop_period_ms * 1000, fork_tick,
+			     f, &f->drops);
 	wl_readers_stop(&f->rd);
 	getrusage(RUSAGE_SELF, &ru1);
 	f->majflt = ru1.ru_majflt - ru0.ru_majflt;
@@ -136,16 +91,9 @@ static int ff_run(void *priv, const struct workload_common *c)
 static void ff_report(void *priv, json_object *out)
 {
 	struct ff *f = priv;
-	json_object *p = json_object_new_object(), *r = json_object_new_object();
+	json_object *r = json_object_new_object();
 	char *ev;
 
-	json_object_object_add(p, "pages", json_object_new_uint64(f->pages));
-	json_object_object_add(p, "readers", json_object_new_int(f->readers));
-	json_object_object_add(p, "fork_period_ms", json_object_new_uint64(f->fork_period_us / 1000));
-	json_object_object_add(p, "drop_period_ms", json_object_new_uint64(f->drop_period_us / 1000));
-	json_object_object_add(p, "reader_nice", json_object_new_int(f->reader_nice));
-	json_object_object_add(p, "forker_nice", json_object_new_int(f->forker_nice));
-	json_object_object_add(out, "parameters", p);
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(f->ran_us / 1000));
 	json_object_object_add(r, "forks", json_object_new_uint64(f->forks));
 	json_object_object_add(r, "fork_errors", json_object_new_uint64(f->fork_errors));
@@ -156,7 +104,7 @@ static void ff_report(void *priv, json_object *out)
 	json_object_object_add(r, "drops", json_object_new_uint64(f->drops));
 	wl_readers_report(&f->rd, r);
 	json_object_object_add(out, "result", r);
-	ev = xasprintf("%lu forks (mean %llu us, max %llu us) beside %d readers with %ld major "
+	ev = xasprintf("%lu forks (mean %llu us, max %llu us) beside %ld readers with %ld major "
 		       "faults", f->forks, (unsigned long long)(f->forks ? f->fork_sum_us / f->forks : 0),
 		       (unsigned long long)f->fork_max_us, f->readers, f->majflt);
 	wl_output_contract(out, f->error ? "setup" : "ran to the end",
@@ -172,21 +120,13 @@ static void ff_fini(void *priv)
 
 	wl_unmap_file(&f->f);
 	free(f->error);
-	free(f);
 }
 
 const struct workload wl_fork_fault = {
 	.name		= "fork-fault",
 	.summary	= "readers fault a file-backed VMA while the main thread forks",
-	.options	= ff_options,
-	.help		=
-"  --pages N             pages in the file-backed VMA (2048)\n"
-"  --readers N           reader threads (2)\n"
-"  --fork-period-ms N    fork every N ms (10)\n"
-"  --drop-period-ms N    evict PTEs and page cache this often (20)\n"
-"  --reader-nice N, --forker-nice N\n",
-	.init		= ff_init,
-	.parse		= ff_parse,
+	.params		= ff_params,
+	.size		= sizeof(struct ff),
 	.run		= ff_run,
 	.report		= ff_report,
 	.fini		= ff_fini,

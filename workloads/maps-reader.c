@@ -17,8 +17,8 @@
 #include "workload.h"
 
 struct mr {
-	int		vmas, reader_nice, writer_nice, writer_fifo;
-	uint64_t	writer_pause_us, ran_us;
+	long		vmas, reader_nice, writer_nice, writer_fifo, writer_pause_us;
+	uint64_t	ran_us;
 	char		*area;
 	size_t		area_len;
 	volatile int	stop;
@@ -27,58 +27,14 @@ struct mr {
 	char		*error;
 };
 
-enum { O_VMAS = 1300, O_RNICE, O_WNICE, O_WFIFO, O_WPAUSE };
-
-static const struct option mr_options[] = {
-	{ "vmas",		required_argument, NULL, O_VMAS },
-	{ "reader-nice",	required_argument, NULL, O_RNICE },
-	{ "writer-nice",	required_argument, NULL, O_WNICE },
-	{ "writer-fifo",	required_argument, NULL, O_WFIFO },
-	{ "writer-pause-us",	required_argument, NULL, O_WPAUSE },
-	{ NULL, 0, NULL, 0 }
+static const struct wl_param mr_params[] = {
+	WL_PARAM(struct mr, vmas, "vmas", 2000, 1, 60000, "VMAs the reader walks"),
+	WL_PARAM(struct mr, reader_nice, "reader-nice", 19, -20, 19, "nice of the maps reader"),
+	WL_PARAM(struct mr, writer_nice, "writer-nice", -10, -20, 19, "nice of the mmap writer"),
+	WL_PARAM(struct mr, writer_fifo, "writer-fifo", 0, 0, 99, "SCHED_FIFO priority of the writer (0: off)"),
+	WL_PARAM(struct mr, writer_pause_us, "writer-pause-us", 500, 0, 10000000, "pause between two mmap/munmap calls"),
+	{ NULL, 0, 0, 0, 0, NULL }
 };
-
-static void *mr_init(void)
-{
-	struct mr *m = xcalloc(1, sizeof(*m));
-
-	m->vmas = 2000;
-	m->reader_nice = 19;
-	m->writer_nice = -10;
-	m->writer_pause_us = 500;
-	return m;
-}
-
-static int mr_parse(void *priv, int opt, const char *arg)
-{
-	struct mr *m = priv;
-	long n;
-
-	switch (opt) {
-	case O_VMAS:
-		if (wl_parse_long(arg, 1, 60000, &n))
-			return -1;
-		m->vmas = (int)n;
-		return 0;
-	case O_RNICE:
-	case O_WNICE:
-		if (wl_parse_long(arg, -20, 19, &n))
-			return -1;
-		*(opt == O_RNICE ? &m->reader_nice : &m->writer_nice) = (int)n;
-		return 0;
-	case O_WFIFO:
-		if (wl_parse_long(arg, 0, 99, &n))
-			return -1;
-		m->writer_fifo = (int)n;
-		return 0;
-	case O_WPAUSE:
-		if (wl_parse_long(arg, 0, 10000000, &n))
-			return -1;
-		m->writer_pause_us = (uint64_t)n;
-		return 0;
-	}
-	return -1;
-}
 
 static void *maps_reader(void *arg)
 {
@@ -86,7 +42,7 @@ static void *maps_reader(void *arg)
 	char buf[65536];
 	ssize_t n;
 
-	wl_set_priority(m->reader_nice, 0);
+	wl_set_priority((int)m->reader_nice, 0);
 	while (!m->stop) {
 		int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
@@ -107,7 +63,7 @@ static void *maps_writer(void *arg)
 	struct mr *m = arg;
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (wl_set_priority(m->writer_nice, m->writer_fifo))
+	if (wl_set_priority((int)m->writer_nice, (int)m->writer_fifo))
 		__atomic_add_fetch(&m->errors, 1, __ATOMIC_RELAXED);
 	while (!m->stop) {
 		uint64_t t0 = wl_now_us(), us;
@@ -121,7 +77,7 @@ static void *maps_writer(void *arg)
 		if (us > m->write_max_us)
 			m->write_max_us = us;
 		if (m->writer_pause_us)
-			wl_sleep_us(m->writer_pause_us);
+			wl_sleep_us((uint64_t)m->writer_pause_us);
 	}
 	return NULL;
 }
@@ -131,14 +87,14 @@ static int mr_run(void *priv, const struct workload_common *c)
 	struct mr *m = priv;
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	pthread_t r, w;
-	int i;
+	long i;
 
 	/* many VMAs: alternate protections so neighbours cannot merge */
 	m->area_len = (size_t)m->vmas * psz;
 	m->area = mmap(NULL, m->area_len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m->area == MAP_FAILED) {
 		m->area = NULL;
-		m->error = xasprintf("mmap of %d pages: %s", m->vmas, strerror(errno));
+		m->error = xasprintf("mmap of %ld pages: %s", m->vmas, strerror(errno));
 		return -1;
 	}
 	for (i = 1; i < m->vmas; i += 2)
@@ -163,16 +119,10 @@ static int mr_run(void *priv, const struct workload_common *c)
 static void mr_report(void *priv, json_object *out)
 {
 	struct mr *m = priv;
-	json_object *p = json_object_new_object(), *r = json_object_new_object();
+	json_object *r = json_object_new_object();
 	uint64_t mean = m->writes ? m->write_sum_us / m->writes : 0;
 	char *ev;
 
-	json_object_object_add(p, "vmas", json_object_new_int(m->vmas));
-	json_object_object_add(p, "reader_nice", json_object_new_int(m->reader_nice));
-	json_object_object_add(p, "writer_nice", json_object_new_int(m->writer_nice));
-	json_object_object_add(p, "writer_fifo", json_object_new_int(m->writer_fifo));
-	json_object_object_add(p, "writer_pause_us", json_object_new_uint64(m->writer_pause_us));
-	json_object_object_add(out, "parameters", p);
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(m->ran_us / 1000));
 	json_object_object_add(r, "maps_reads", json_object_new_uint64(m->reads));
 	json_object_object_add(r, "maps_bytes", json_object_new_uint64(m->bytes));
@@ -181,7 +131,7 @@ static void mr_report(void *priv, json_object *out)
 	json_object_object_add(r, "mmap_munmap_max_us", json_object_new_uint64(m->write_max_us));
 	json_object_object_add(r, "errors", json_object_new_uint64(m->errors));
 	json_object_object_add(out, "result", r);
-	ev = xasprintf("%lu reads of /proc/self/maps (%d VMAs) beside %lu mmap/munmap calls "
+	ev = xasprintf("%lu reads of /proc/self/maps (%ld VMAs) beside %lu mmap/munmap calls "
 		       "(mean %llu us, max %llu us)", m->reads, m->vmas, m->writes,
 		       (unsigned long long)mean, (unsigned long long)m->write_max_us);
 	wl_output_contract(out, m->error ? "setup" : "ran to the end",
@@ -199,19 +149,13 @@ static void mr_fini(void *priv)
 	if (m->area)
 		munmap(m->area, m->area_len);
 	free(m->error);
-	free(m);
 }
 
 const struct workload wl_maps_reader = {
 	.name		= "maps-reader",
 	.summary	= "a low-priority /proc/self/maps reader beside a high-priority mmap writer",
-	.options	= mr_options,
-	.help		=
-"  --vmas N              VMAs the reader walks (2000)\n"
-"  --reader-nice N       (19)    --writer-nice N (-10)   --writer-fifo P (off)\n"
-"  --writer-pause-us N   pause between two mmap/munmap calls (500)\n",
-	.init		= mr_init,
-	.parse		= mr_parse,
+	.params		= mr_params,
+	.size		= sizeof(struct mr),
 	.run		= mr_run,
 	.report		= mr_report,
 	.fini		= mr_fini,

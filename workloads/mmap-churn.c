@@ -17,9 +17,9 @@
 #include "workload.h"
 
 struct mc {
-	unsigned long	pages, churn_pages;
-	int		readers, churners, reader_nice, churner_nice;
-	uint64_t	drop_period_us, churn_pause_us, ran_us;
+	long		pages, readers, churners, churn_pages, churn_pause_us, drop_period_ms;
+	long		reader_nice, churner_nice;
+	uint64_t	ran_us;
 	struct wl_mapped_file f;
 	struct wl_readers rd;
 	volatile int	stop;
@@ -28,78 +28,24 @@ struct mc {
 	char		*error;
 };
 
-enum { O_PAGES = 1200, O_READERS, O_CHURNERS, O_CHURN_PAGES, O_PAUSE, O_DROP, O_RNICE, O_CNICE };
-
-static const struct option mc_options[] = {
-	{ "pages",		required_argument, NULL, O_PAGES },
-	{ "readers",		required_argument, NULL, O_READERS },
-	{ "churners",		required_argument, NULL, O_CHURNERS },
-	{ "churn-pages",	required_argument, NULL, O_CHURN_PAGES },
-	{ "churn-pause-us",	required_argument, NULL, O_PAUSE },
-	{ "drop-period-ms",	required_argument, NULL, O_DROP },
-	{ "reader-nice",	required_argument, NULL, O_RNICE },
-	{ "churner-nice",	required_argument, NULL, O_CNICE },
-	{ NULL, 0, NULL, 0 }
+static const struct wl_param mc_params[] = {
+	WL_PARAM(struct mc, pages, "pages", 2048, 1, 1L << 22, "pages in the file-backed VMA"),
+	WL_PARAM(struct mc, readers, "readers", 2, 1, WL_MAX_THREADS, "random reader threads"),
+	WL_PARAM(struct mc, churners, "churners", 1, 0, WL_MAX_THREADS, "mmap/munmap threads"),
+	WL_PARAM(struct mc, churn_pages, "churn-pages", 16, 1, 1L << 20, "pages of each anonymous mapping"),
+	WL_PARAM(struct mc, churn_pause_us, "churn-pause-us", 100, 0, 10000000, "pause between cycles"),
+	WL_PARAM(struct mc, drop_period_ms, "drop-period-ms", 20, 0, 3600000, "evict PTEs and page cache this often"),
+	WL_PARAM(struct mc, reader_nice, "reader-nice", 0, -20, 19, "nice of the readers"),
+	WL_PARAM(struct mc, churner_nice, "churner-nice", 0, -20, 19, "nice of the churners"),
+	{ NULL, 0, 0, 0, 0, NULL }
 };
-
-static void *mc_init(void)
-{
-	struct mc *m = xcalloc(1, sizeof(*m));
-
-	m->pages = 2048;
-	m->churn_pages = 16;
-	m->readers = 2;
-	m->churners = 1;
-	m->churn_pause_us = 100;
-	m->drop_period_us = 20000;
-	m->f.fd = -1;
-	return m;
-}
-
-static int mc_parse(void *priv, int opt, const char *arg)
-{
-	struct mc *m = priv;
-	long n;
-
-	switch (opt) {
-	case O_PAGES:
-	case O_CHURN_PAGES:
-		if (wl_parse_long(arg, 1, 1L << 22, &n))
-			return -1;
-		*(opt == O_PAGES ? &m->pages : &m->churn_pages) = (unsigned long)n;
-		return 0;
-	case O_READERS:
-	case O_CHURNERS:
-		if (wl_parse_long(arg, opt == O_READERS, WL_MAX_THREADS, &n))
-			return -1;
-		*(opt == O_READERS ? &m->readers : &m->churners) = (int)n;
-		return 0;
-	case O_PAUSE:
-		if (wl_parse_long(arg, 0, 10000000, &n))
-			return -1;
-		m->churn_pause_us = (uint64_t)n;
-		return 0;
-	case O_DROP:
-		if (wl_parse_long(arg, 0, 3600000, &n))
-			return -1;
-		m->drop_period_us = (uint64_t)n * 1000;
-		return 0;
-	case O_RNICE:
-	case O_CNICE:
-		if (wl_parse_long(arg, -20, 19, &n))
-			return -1;
-		*(opt == O_RNICE ? &m->reader_nice : &m->churner_nice) = (int)n;
-		return 0;
-	}
-	return -1;
-}
 
 static void *churner(void *arg)
 {
 	struct mc *m = arg;
-	size_t len = m->churn_pages * (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)m->churn_pages * (size_t)sysconf(_SC_PAGESIZE);
 
-	wl_set_priority(m->churner_nice, 0);
+	wl_set_priority((int)m->churner_nice, 0);
 	while (!m->stop) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -111,7 +57,7 @@ static void *churner(void *arg)
 		munmap(p, len);
 		__atomic_add_fetch(&m->cycles, 1, __ATOMIC_RELAXED);
 		if (m->churn_pause_us)
-			wl_sleep_us(m->churn_pause_us);
+			wl_sleep_us((uint64_t)m->churn_pause_us);
 	}
 	return NULL;
 }
@@ -123,13 +69,13 @@ static int mc_run(void *priv, const struct workload_common *c)
 	struct rusage ru0, ru1;
 	int i, n = 0;
 
-	if (wl_map_file(&m->f, c->dir, "mmap-churn.dat", m->pages)) {
-		m->error = xasprintf("cannot map a file of %lu pages in %s: %s", m->pages, c->dir,
+	if (wl_map_file(&m->f, c->dir, "mmap-churn.dat", (unsigned long)m->pages)) {
+		m->error = xasprintf("cannot map a file of %ld pages in %s: %s", m->pages, c->dir,
 				     strerror(errno));
 		return -1;
 	}
-	m->rd = (struct wl_readers){ .f = &m->f, .n = m->readers, .nice_val = m->reader_nice,
-				     .random = 1 };
+	m->rd = (struct wl_readers){ .f = &m->f, .n = (int)m->readers,
+				     .nice_val = (int)m->reader_nice, .random = 1 };
 	getrusage(RUSAGE_SELF, &ru0);
 	if (wl_readers_start(&m->rd))
 		m->error = xasprintf("pthread_create failed");
@@ -137,8 +83,8 @@ static int mc_run(void *priv, const struct workload_common *c)
 		if (pthread_create(&t[i], NULL, churner, m))
 			m->error = xasprintf("pthread_create failed");
 	if (!m->error)
-		m->ran_us = wl_drive(c->duration_us, &m->f, m->drop_period_us, NULL, NULL,
-				     &m->drops);
+		m->ran_us = wl_drive(c->duration_us, &m->f, (uint64_t)m->drop_period_ms * 1000,
+				     NULL, NULL, &m->drops);
 	m->stop = 1;
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
@@ -151,18 +97,9 @@ static int mc_run(void *priv, const struct workload_common *c)
 static void mc_report(void *priv, json_object *out)
 {
 	struct mc *m = priv;
-	json_object *p = json_object_new_object(), *r = json_object_new_object();
+	json_object *r = json_object_new_object();
 	char *ev;
 
-	json_object_object_add(p, "pages", json_object_new_uint64(m->pages));
-	json_object_object_add(p, "readers", json_object_new_int(m->readers));
-	json_object_object_add(p, "churners", json_object_new_int(m->churners));
-	json_object_object_add(p, "churn_pages", json_object_new_uint64(m->churn_pages));
-	json_object_object_add(p, "churn_pause_us", json_object_new_uint64(m->churn_pause_us));
-	json_object_object_add(p, "drop_period_ms", json_object_new_uint64(m->drop_period_us / 1000));
-	json_object_object_add(p, "reader_nice", json_object_new_int(m->reader_nice));
-	json_object_object_add(p, "churner_nice", json_object_new_int(m->churner_nice));
-	json_object_object_add(out, "parameters", p);
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(m->ran_us / 1000));
 	json_object_object_add(r, "mmap_munmap_cycles", json_object_new_uint64(m->cycles));
 	json_object_object_add(r, "mmap_errors", json_object_new_uint64(m->errors));
@@ -170,7 +107,7 @@ static void mc_report(void *priv, json_object *out)
 	json_object_object_add(r, "drops", json_object_new_uint64(m->drops));
 	wl_readers_report(&m->rd, r);
 	json_object_object_add(out, "result", r);
-	ev = xasprintf("%lu mmap/munmap cycles by %d churners beside %d random readers with %ld "
+	ev = xasprintf("%lu mmap/munmap cycles by %ld churners beside %ld random readers with %ld "
 		       "major faults", m->cycles, m->churners, m->readers, m->majflt);
 	wl_output_contract(out, m->error ? "setup" : "ran to the end",
 			   "churners take mmap_lock for write; readers fault randomly", ev, "none",
@@ -185,23 +122,13 @@ static void mc_fini(void *priv)
 
 	wl_unmap_file(&m->f);
 	free(m->error);
-	free(m);
 }
 
 const struct workload wl_mmap_churn = {
 	.name		= "mmap-churn",
 	.summary	= "mmap/munmap loop beside random reads of a mapped file",
-	.options	= mc_options,
-	.help		=
-"  --pages N             pages in the file-backed VMA (2048)\n"
-"  --readers N           random reader threads (2)\n"
-"  --churners N          mmap/munmap threads (1)\n"
-"  --churn-pages N       size of each anonymous mapping (16)\n"
-"  --churn-pause-us N    pause between cycles (100)\n"
-"  --drop-period-ms N    evict PTEs and page cache this often (20)\n"
-"  --reader-nice N, --churner-nice N\n",
-	.init		= mc_init,
-	.parse		= mc_parse,
+	.params		= mc_params,
+	.size		= sizeof(struct mc),
 	.run		= mc_run,
 	.report		= mc_report,
 	.fini		= mc_fini,

@@ -14,46 +14,17 @@
 #include "workload.h"
 
 struct rc {
-	uint64_t	period_us, next_us, ran_us;
-	int		compact;
+	long		period_ms, compact;
+	uint64_t	next_us, ran_us;
 	unsigned long	drops, compactions, errors;
 	char		*last_error;
 };
 
-enum { O_PERIOD = 1400, O_NO_COMPACT };
-
-static const struct option rc_options[] = {
-	{ "period-ms",	required_argument, NULL, O_PERIOD },
-	{ "no-compact",	no_argument,	   NULL, O_NO_COMPACT },
-	{ NULL, 0, NULL, 0 }
+static const struct wl_param rc_params[] = {
+	WL_PARAM(struct rc, period_ms, "period-ms", 1000, 1, 3600000, "one drop_caches every N ms"),
+	WL_PARAM(struct rc, compact, "compact", 1, 0, 1, "also write compact_memory (1) or not (0)"),
+	{ NULL, 0, 0, 0, 0, NULL }
 };
-
-static void *rc_init(void)
-{
-	struct rc *r = xcalloc(1, sizeof(*r));
-
-	r->period_us = 1000000;
-	r->compact = 1;
-	return r;
-}
-
-static int rc_parse(void *priv, int opt, const char *arg)
-{
-	struct rc *r = priv;
-	long n;
-
-	switch (opt) {
-	case O_PERIOD:
-		if (wl_parse_long(arg, 1, 3600000, &n))
-			return -1;
-		r->period_us = (uint64_t)n * 1000;
-		return 0;
-	case O_NO_COMPACT:
-		r->compact = 0;
-		return 0;
-	}
-	return -1;
-}
 
 static int write_knob(struct rc *r, const char *path, const char *val)
 {
@@ -76,7 +47,7 @@ static void reclaim_tick(void *arg, uint64_t elapsed_us)
 
 	if (elapsed_us < r->next_us)
 		return;
-	r->next_us = elapsed_us + r->period_us;
+	r->next_us = elapsed_us + (uint64_t)r->period_ms * 1000;
 	sync();
 	if (!write_knob(r, "/proc/sys/vm/drop_caches", "3"))
 		r->drops++;
@@ -96,19 +67,16 @@ static int rc_run(void *priv, const struct workload_common *c)
 static void rc_report(void *priv, json_object *out)
 {
 	struct rc *r = priv;
-	json_object *p = json_object_new_object(), *o = json_object_new_object();
+	json_object *o = json_object_new_object();
 	char *ev;
 
-	json_object_object_add(p, "period_ms", json_object_new_uint64(r->period_us / 1000));
-	json_object_object_add(p, "compact", json_object_new_boolean(r->compact));
-	json_object_object_add(out, "parameters", p);
 	json_object_object_add(o, "ran_ms", json_object_new_uint64(r->ran_us / 1000));
 	json_object_object_add(o, "drop_caches", json_object_new_uint64(r->drops));
 	json_object_object_add(o, "compactions", json_object_new_uint64(r->compactions));
 	json_object_object_add(o, "errors", json_object_new_uint64(r->errors));
 	json_object_object_add(out, "result", o);
 	ev = xasprintf("%lu drop_caches and %lu compactions, every %llu ms", r->drops,
-		       r->compactions, (unsigned long long)(r->period_us / 1000));
+		       r->compactions, (unsigned long long)r->period_ms);
 	wl_output_contract(out, r->drops ? "ran to the end" : "setup",
 			   "drop_caches then compact_memory every period", ev, "none",
 			   r->last_error ? r->last_error : "none",
@@ -121,18 +89,13 @@ static void rc_fini(void *priv)
 	struct rc *r = priv;
 
 	free(r->last_error);
-	free(r);
 }
 
 const struct workload wl_reclaim = {
 	.name		= "reclaim",
 	.summary	= "drop_caches + compact_memory pressure loop (root), beside other workloads",
-	.options	= rc_options,
-	.help		=
-"  --period-ms N         one drop_caches (and compaction) every N ms (1000)\n"
-"  --no-compact          skip compact_memory\n",
-	.init		= rc_init,
-	.parse		= rc_parse,
+	.params		= rc_params,
+	.size		= sizeof(struct rc),
 	.run		= rc_run,
 	.report		= rc_report,
 	.fini		= rc_fini,

@@ -8,6 +8,7 @@
 #define MMLOCK_WORKLOAD_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -19,15 +20,27 @@ struct workload_common {
 	int		quiet;
 };
 
+/*
+ * A parameter: a long in the workload's state at @offset, set by --NAME,
+ * within [lo, hi], reported under NAME (dashes as underscores).
+ */
+struct wl_param {
+	const char	*name;
+	size_t		offset;
+	long		dflt, lo, hi;
+	const char	*help;
+};
+
+#define WL_PARAM(state, field, name, dflt, lo, hi, help) \
+	{ name, offsetof(state, field), dflt, lo, hi, help }
+
 struct workload {
 	const char		*name;
 	const char		*summary;
-	const struct option	*options;	/* its own long options, NULL-terminated */
-	const char		*help;		/* their description */
-	void			*(*init)(void);	/* parameters with defaults */
-	int			(*parse)(void *priv, int opt, const char *arg);
+	const struct wl_param	*params;	/* NULL-name terminated */
+	size_t			size;		/* of its state, zeroed, params set */
 	int			(*run)(void *priv, const struct workload_common *c);
-	/* What it did and under which parameters, into @out. */
+	/* What it did: results into @out, plus the seed's output contract. */
 	void			(*report)(void *priv, json_object *out);
 	void			(*fini)(void *priv);
 };
@@ -100,8 +113,6 @@ struct wl_readers {
 int wl_readers_start(struct wl_readers *r);
 void wl_readers_stop(struct wl_readers *r);
 void wl_readers_report(const struct wl_readers *r, json_object *out);
-/* Parse a whole number in [lo, hi]: 0, or -1 when it is not one. */
-int wl_parse_long(const char *arg, long lo, long hi, long *out);
 /* A start gate several threads wait on until it is opened. */
 struct wl_gate {
 	int		open;
