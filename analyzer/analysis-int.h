@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "hist.h"
+#include "lifecycle.h"
 #include "mmlock_events.h"
 
 enum slot {
@@ -162,7 +163,8 @@ struct analysis {
 	struct hist		stock_wait, stock_hold, stock_write_hold;
 	uint64_t		wait_count[2], stock_wait_count[2], stock_trylocks;
 	uint64_t		stock_downgrades;
-	struct reason_counts	read_fail, fallback;
+	struct reason_counts	read_fail, fallback, by_syscall;
+	struct lifecycle	*lc;
 
 	/* contention */
 	uint64_t		a_count, a_ns, a_faults, a_writers;

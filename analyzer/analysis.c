@@ -553,6 +553,8 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 	t->fault = c;
 	t->fault_cpu = pl->cpu;
 	set_stack_target(an, t, c, pl->cpu);
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_FAULT);
+	lifecycle_fault(an->lc, c->mm, get_hex(pl, "address", NULL), pl->ts_ns);
 }
 
 static void on_fault_wait_start(struct analysis *an, struct task *t,
@@ -611,6 +613,7 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 	struct call *g;
 
 	count_reason(&an->retry_reasons, parsed_get(pl, "reason"));
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_RETRY);
 	if (!t->fault)
 		an->an_retry_outside++;
 	if (t->gap) {
@@ -650,9 +653,12 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 			       const struct parsed_line *pl)
 {
 	const char *caller = parsed_get(pl, "caller");
+	struct caller_stat *cs = caller_stat(an, caller);
 	struct call *c;
 
-	caller_stat(an, caller)->count++;
+	cs->count++;
+	count_reason(&an->by_syscall, writer_syscall(cs->name));
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
 	if (get_dec(pl, "ino", 0))
 		an->file_backed++;
 	if (get_bool(pl, "anon"))
@@ -772,6 +778,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 	iv->mm = mm;
 	iv->write = write;
 	s->wait = iv;
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_MMAP_WAIT);
 	if (stock)
 		return;
 	if (write) {
@@ -1210,6 +1217,7 @@ struct analysis *analysis_new(const struct analysis_opts *opts)
 	struct analysis *an = xcalloc(1, sizeof(*an));
 
 	an->opts = *opts;
+	an->lc = lifecycle_new();
 	return an;
 }
 
@@ -1286,6 +1294,7 @@ void analysis_free(struct analysis *an)
 	}
 	free(an->tasks);
 	free(an->callers);
+	lifecycle_free(an->lc);
 	free(an->top);
 	hist_free(&an->fault_wait);
 	hist_free(&an->vma_wait);

@@ -507,6 +507,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m));
 		add(o, "wait_durations_us", dist(&an->vma_wait, m));
 		add(o, "by_caller", m ? writer_callers(an) : NULL);
+		add(o, "by_syscall", reasons(&an->by_syscall, m));
 		add(o, "file_backed", count_or_null(an->file_backed, m));
 		add(o, "anonymous", count_or_null(an->anonymous, m));
 		add(root, "vma_writer", o);
@@ -575,6 +576,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(root, "contention", o);
 
 	add(root, "waits_by_pid", waits_by_pid(an));
+	add(root, "lifecycle", lifecycle_json(an->lc));
+	add(root, "refault_candidates", refaults_json(an->lc));
 	add(root, "anomalies", anomalies(an));
 	add(root, "input_errors", meta->input_errors ? json_object_get(meta->input_errors) :
 						     json_object_new_array());

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "lifecycle.h"
+#include "util.h"
+
+const char *writer_syscall(const char *f)
+{
+	static const struct { const char *prefix, *syscall; } map[] = {
+		{ "dup_mmap", "fork" },
+		{ "mprotect_fixup", "mprotect" }, { "do_mprotect", "mprotect" },
+		{ "vms_gather_munmap_vmas", "munmap" }, { "do_vmi_align_munmap", "munmap" },
+		{ "do_vmi_munmap", "munmap" }, { "__do_munmap", "munmap" },
+		{ "vms_complete_munmap", "munmap" }, { "unmap_region", "munmap" },
+		{ "free_pgtables", "munmap" }, { "exit_mmap", "exit" },
+		{ "mmap_region", "mmap" }, { "__mmap_region", "mmap" }, { "do_mmap", "mmap" },
+		{ "__split_vma", "split" }, { "split_vma", "split" },
+		{ "vma_expand", "expand" }, { "expand_downwards", "expand" },
+		{ "expand_upwards", "expand" }, { "do_brk_flags", "brk" },
+		{ "madvise", "madvise" }, { "mlock_fixup", "mlock" }, { "apply_vma_lock", "mlock" },
+		{ "move_vma", "mremap" }, { "mremap", "mremap" }, { "vma_to_resize", "mremap" },
+		{ "vma_modify", "modify" }, { "vma_merge", "merge" }, { "commit_merge", "merge" },
+		{ "collapse_huge_page", "khugepaged" }, { "mm_take_all_locks", "mmu_notifier" },
+		{ "userfaultfd", "userfaultfd" }, { "mbind", "mbind" }, { "vma_replace_policy", "mbind" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (!strncmp(f, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].syscall;
+	return "other";
+}
+
+/*
+ * Per TGID, event counts in NR_BINS time bins whose width doubles (and
+ * neighbours merge) whenever the span outgrows them: fixed memory, and the
+ * 20 % / 80 % cuts are exact to one bin (1/64 of the span at worst).
+ */
+#define NR_BINS		128
+#define MAX_TGIDS	1024
+#define MAX_REFAULTS	65536
+
+struct tg {
+	int		tgid;
+	uint64_t	first, last, width;
+	uint64_t	bins[NR_BINS][LC_NR];
+	uint64_t	total[LC_NR];
+};
+
+struct refault {
+	uint64_t	mm, page, last_ts;
+	uint32_t	count, windows;
+};
+
+struct lifecycle {
+	struct tg	*tgs;
+	int		nr_tgs, dropped_tgs;
+	struct refault	*rf;		/* open addressing, capped */
+	size_t		nr_rf;
+	int		rf_full;
+};
+
+struct lifecycle *lifecycle_new(void)
+{
+	struct lifecycle *lc = xcalloc(1, sizeof(*lc));
+
+	lc->rf = xcalloc(MAX_REFAULTS, sizeof(*lc->rf));
+	return lc;
+}
+
+void lifecycle_free(struct lifecycle *lc)
+{
+	if (!lc)
+		return;
+	free(lc->tgs);
+	free(lc->rf);
+	free(lc);
+}
+
+static struct tg *tg_get(struct lifecycle *lc, int tgid)
+{
+	int i;
+
+	for (i = 0; i < lc->nr_tgs; i++)
+		if (lc->tgs[i].tgid == tgid)
+			return &lc->tgs[i];
+	if (lc->nr_tgs == MAX_TGIDS) {
+		lc->dropped_tgs++;
+		return NULL;
+	}
+	lc->tgs = xrealloc(lc->tgs, (size_t)(lc->nr_tgs + 1) * sizeof(*lc->tgs));
+	memset(&lc->tgs[lc->nr_tgs], 0, sizeof(*lc->tgs));
+	lc->tgs[lc->nr_tgs].tgid = tgid;
+	return &lc->tgs[lc->nr_tgs++];
+}
+
+void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind kind)
+{
+	struct tg *t;
+	uint64_t b;
+
+	if (tgid < 0 || !(t = tg_get(lc, tgid)))
+		return;
+	if (!t->width) {
+		t->first = ts;
+		t->width = 1000;	/* 1 us to start with: the trace resolution */
+	}
+	if (ts < t->first)
+		ts = t->first;
+	while ((ts - t->first) / t->width >= NR_BINS) {
+		int i, k;
+
+		/* halve the resolution: merge neighbouring bins */
+		for (i = 0; i < NR_BINS / 2; i++)
+			for (k = 0; k < LC_NR; k++)
+				t->bins[i][k] = t->bins[2 * i][k] + t->bins[2 * i + 1][k];
+		memset(t->bins[NR_BINS / 2], 0, sizeof(t->bins[0]) * (NR_BINS / 2));
+		t->width *= 2;
+	}
+	b = (ts - t->first) / t->width;
+	t->bins[b][kind]++;
+	t->total[kind]++;
+	if (ts > t->last)
+		t->last = ts;
+}
+
+void lifecycle_fault(struct lifecycle *lc, uint64_t mm, unsigned long address, uint64_t ts)
+{
+	uint64_t page = address >> 12;
+	size_t i = (size_t)((page * 0x9E3779B97F4A7C15ULL) ^ mm) & (MAX_REFAULTS - 1);
+
+	while (lc->rf[i].count && (lc->rf[i].mm != mm || lc->rf[i].page != page))
+		i = (i + 1) & (MAX_REFAULTS - 1);
+	if (!lc->rf[i].count) {
+		if (lc->nr_rf >= MAX_REFAULTS / 2) {	/* keep probing short */
+			lc->rf_full = 1;
+			return;
+		}
+		lc->nr_rf++;
+		lc->rf[i].mm = mm;
+		lc->rf[i].page = page;
+		lc->rf[i].windows = 1;
+	} else if (ts - lc->rf[i].last_ts > 10000000ULL) {
+		/* a new window: more than 10 ms since this page last faulted */
+		lc->rf[i].windows++;
+	}
+	lc->rf[i].count++;
+	lc->rf[i].last_ts = ts;
+}
+
+static const char *const kind_names[LC_NR] = { "faults", "retries", "vma_writes", "mmap_waits" };
+
+static json_object *phase(const struct tg *t, uint64_t from, uint64_t to)
+{
+	json_object *o = json_object_new_object();
+	uint64_t sums[LC_NR] = { 0 }, b;
+	int k;
+
+	for (b = 0; b < NR_BINS; b++) {
+		uint64_t mid = b * t->width + t->width / 2;
+
+		if (mid < from || mid >= to)
+			continue;
+		for (k = 0; k < LC_NR; k++)
+			sums[k] += t->bins[b][k];
+	}
+	for (k = 0; k < LC_NR; k++)
+		json_object_object_add(o, kind_names[k], json_object_new_uint64(sums[k]));
+	return o;
+}
+
+json_object *lifecycle_json(const struct lifecycle *lc)
+{
+	json_object *arr = json_object_new_array();
+	int i, k;
+
+	for (i = 0; i < lc->nr_tgs; i++) {
+		const struct tg *t = &lc->tgs[i];
+		uint64_t span = t->last - t->first, cut1 = span / 5, cut2 = span - span / 5;
+		json_object *o = json_object_new_object(), *tot = json_object_new_object();
+
+		json_object_object_add(o, "tgid", json_object_new_int(t->tgid));
+		json_object_object_add(o, "span_us", json_object_new_uint64(span / 1000));
+		for (k = 0; k < LC_NR; k++)
+			json_object_object_add(tot, kind_names[k], json_object_new_uint64(t->total[k]));
+		json_object_object_add(o, "total", tot);
+		json_object_object_add(o, "early", phase(t, 0, cut1));
+		json_object_object_add(o, "middle", phase(t, cut1, cut2 + 1));
+		json_object_object_add(o, "late", phase(t, cut2 + 1, UINT64_MAX));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static int cmp_refault(const void *a, const void *b)
+{
+	const struct refault *x = *(struct refault *const *)a, *y = *(struct refault *const *)b;
+
+	if (x->windows != y->windows)
+		return x->windows < y->windows ? 1 : -1;
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+json_object *refaults_json(const struct lifecycle *lc)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	const struct refault **top = xcalloc(MAX_REFAULTS, sizeof(*top));
+	size_t i, n = 0;
+	char buf[32];
+
+	for (i = 0; i < MAX_REFAULTS; i++)
+		if (lc->rf[i].count && lc->rf[i].windows >= 2)
+			top[n++] = &lc->rf[i];
+	qsort(top, n, sizeof(*top), cmp_refault);
+	for (i = 0; i < n && i < 10; i++) {
+		json_object *r = json_object_new_object();
+
+		snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)top[i]->mm);
+		json_object_object_add(r, "mm", json_object_new_string(buf));
+		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)(top[i]->page << 12));
+		json_object_object_add(r, "address", json_object_new_string(buf));
+		json_object_object_add(r, "faults", json_object_new_uint64(top[i]->count));
+		json_object_object_add(r, "windows", json_object_new_uint64(top[i]->windows));
+		json_object_array_add(arr, r);
+	}
+	json_object_object_add(o, "pages_with_refaults", json_object_new_uint64(n));
+	json_object_object_add(o, "top", arr);
+	json_object_object_add(o, "table_full", json_object_new_boolean(lc->rf_full));
+	free(top);
+	return o;
+}
