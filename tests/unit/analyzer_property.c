@@ -95,6 +95,7 @@ struct mhold { int pid, mm, write; uint64_t s, e; };
 struct wacq { int pid, prio, mm; uint64_t s, hold_s, e; };
 
 static VEC(struct line, lines);
+static VEC(char *, merged);	/* the lines in file order */
 static VEC(struct fwait, fwaits);
 static VEC(struct vwait, vwaits);
 static VEC(struct mwait, mwaits);
@@ -403,10 +404,7 @@ static int generate(uint64_t seed, const char *path)
 		}
 	}
 	first[nr_tasks] = lines.n;
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "# mmlock analyzer property test, seed %" PRIu64 "\n", seed);
+	merged.n = 0;
 	/*
 	 * Merge the tasks' sequences by time.  Among tasks whose next line has
 	 * the same timestamp the pick is random, so an end and another task's
@@ -432,9 +430,93 @@ static int generate(uint64_t seed, const char *path)
 		if (!nc)
 			break;
 		nc = cand[rr(0, nc - 1)];
-		fputs(lines.v[next[nc]++].text, f);
+		PUSH(merged, lines.v[next[nc]++].text);
 	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "# mmlock analyzer property test, seed %" PRIu64 "\n", seed);
+	for (size_t i = 0; i < merged.n; i++)
+		fputs(merged.v[i], f);
 	return fclose(f);
+}
+
+/* Run a program quietly; its exit status, or -1. */
+static int run_quiet(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The same stream as a chunk directory: 2..4 chunks cut between random lines,
+ * each left plain, gzip -1'd or zstd'd at random (plain when the program is
+ * missing).  The number of chunks, or -1.
+ */
+static int write_chunks(const char *dir)
+{
+	size_t cuts[5];
+	int n = rr(2, 4);
+
+	if (merged.n < 8 || mkdir(dir, 0755))
+		return -1;
+	cuts[0] = 0;
+	cuts[n] = merged.n;
+	for (int k = 1; k < n; k++)	/* increasing, every chunk non-empty */
+		cuts[k] = cuts[k - 1] + 1 +
+			  (size_t)rr(0, (int)(merged.n - cuts[k - 1] - (size_t)(n - k) - 1));
+	for (int k = 0; k < n; k++) {
+		char file[700], *gz[] = { "gzip", "-1", "-n", file, NULL },
+		     *zst[] = { "zstd", "-q", "--rm", file, NULL };
+		int how = rr(0, 2);
+		FILE *f;
+
+		snprintf(file, sizeof(file), "%s/trace-%06d.txt", dir, k + 1);
+		f = fopen(file, "w");
+		if (!f)
+			return -1;
+		for (size_t i = cuts[k]; i < cuts[k + 1]; i++)
+			fputs(merged.v[i], f);
+		if (fclose(f))
+			return -1;
+		if (how == 1)
+			run_quiet(gz);
+		else if (how == 2)
+			run_quiet(zst);
+	}
+	return n;
+}
+
+static void remove_dir(const char *dir)
+{
+	char file[700];
+
+	for (int k = 1; k <= 4; k++) {
+		static const char *const sfx[] = { "", ".gz", ".zst" };
+
+		for (int j = 0; j < 3; j++) {
+			snprintf(file, sizeof(file), "%s/trace-%06d.txt%s", dir, k, sfx[j]);
+			unlink(file);
+		}
+	}
+	rmdir(dir);
 }
 
 /* ---- the brute-force reference ---- */
@@ -637,7 +719,8 @@ static int run_analyzer(const char *mmlock, const char *in, const char *out)
 }
 
 /* ---- comparing ---- */
-enum family { F_EXIT, F_COUNTS, F_A, F_B, F_C, F_DIST, F_PCT, F_ANOM, F_VERDICT, F_NR };
+enum family { F_EXIT, F_COUNTS, F_A, F_B, F_C, F_DIST, F_PCT, F_ANOM, F_VERDICT, F_CHUNKS,
+	      F_NR };
 
 static const char *family_name[F_NR] = {
 	[F_EXIT] = "analyze exits 0 and writes JSON on well-formed traces",
@@ -649,6 +732,8 @@ static const char *family_name[F_NR] = {
 	[F_PCT] = "distributions: median, p90, p99 (nearest rank)",
 	[F_ANOM] = "no anomalies on well-formed traces",
 	[F_VERDICT] = "verdict code by the decision order",
+	[F_CHUNKS] = "every fourth seed again as a chunk set (plain/gzip/zstd, cut between "
+		     "random lines): same numbers, capture.chunks",
 };
 
 static struct {
@@ -656,7 +741,7 @@ static struct {
 	char	first[1024];
 } fam[F_NR];
 
-static int seed_failed, keep_trace;
+static int seed_failed, keep_trace, chunk_mode;
 static unsigned int seed_families;	/* families that already disagree on this seed */
 static uint64_t cur_seed;
 static const char *cur_trace;
@@ -664,6 +749,8 @@ static const char *cur_trace;
 static void disagree(enum family f, const char *field, const char *exp, const char *got)
 {
 	seed_failed = 1;
+	if (chunk_mode)
+		f = F_CHUNKS;	/* the whole-file run is judged by the other families */
 	if (seed_families & (1u << f))
 		return;
 	seed_families |= 1u << f;
@@ -817,7 +904,7 @@ static void check_seed(struct json_object *root, struct truth *tr)
 int main(void)
 {
 	const char *mmlock = getenv("MMLOCK"), *s;
-	char dir[512], trace[600], out[600];
+	char dir[512], trace[600], out[600], chunks[600];
 	long nseeds = 2000, failed_seeds = 0, with_a = 0, with_b = 0, with_c = 0, max_us = 0;
 	long verdicts[6] = { 0 };
 	static const char *vnames[6] = { "no_inversion_observed", "inversion_confirmed",
@@ -893,6 +980,35 @@ int main(void)
 			json_object_put(root);
 		}
 		unlink(out);
+		if (cur_seed % 4 == 0) {
+			int n;
+
+			snprintf(chunks, sizeof(chunks), "%s/seed-%" PRIu64 ".chunks", dir, cur_seed);
+			n = write_chunks(chunks);
+			if (n > 0) {
+				chunk_mode = 1;
+				cur_trace = chunks;
+				keep_trace = 0;
+				ret = run_analyzer(mmlock, chunks, out);
+				root = ret == 0 ? json_object_from_file(out) : NULL;
+				if (!root) {
+					char got[64];
+
+					snprintf(got, sizeof(got), ret ? "exit %d" : "no JSON", ret);
+					disagree(F_EXIT, "exit status", "0 and a JSON summary", got);
+				} else {
+					check_seed(root, &tr);
+					check_int(root, F_CHUNKS, "capture.chunks", n);
+					json_object_put(root);
+				}
+				unlink(out);
+				if (!keep_trace)
+					remove_dir(chunks);
+				chunk_mode = 0;
+				cur_trace = trace;
+				keep_trace = !!(seed_families & ~(1u << F_CHUNKS));
+			}
+		}
 		if (seed_failed && failed_seeds++ == 0)
 			first_failed = cur_seed;
 		/* keep the traces the messages name; the others are reproducible */
