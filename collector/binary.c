@@ -330,12 +330,22 @@ static int save_event(const char *tdir, int dirfd, const char *sys, const char *
 	char *src, *dir, *dst;
 	int ret;
 
+	int fd;
+
 	dir = xasprintf("tracefs/events/%s/%s", sys, name);
 	src = xasprintf("%s/events/%s/%s/format", tdir, sys, name);
 	dst = xasprintf("%s/format", dir);
 	ret = mkdirs_at(dirfd, dir) || copy_file(src, dirfd, dst) ? -1 : 0;
 	free(dir);
 	free(src);
+	free(dst);
+	/* libtracefs takes a directory with an "enable" file for a system */
+	dst = xasprintf("tracefs/events/%s/enable", sys);
+	fd = openat(dirfd, dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		ret = -1;
+	else
+		close(fd);
 	free(dst);
 	return ret;
 }
@@ -386,5 +396,12 @@ int bin_save_formats(struct collector *c, int outdir_fd)
 	}
 	if (copy_file("/proc/kallsyms", outdir_fd, "kallsyms"))
 		ret = -1;
+	/* the CPU count, as libtracefs reads it from per_cpu/cpuN */
+	for (i = 0; i < (size_t)c->nr_cpus; i++) {
+		p = xasprintf("tracefs/per_cpu/cpu%zu", i);
+		if (mkdirs_at(outdir_fd, p))
+			ret = -1;
+		free(p);
+	}
 	return ret;
 }

@@ -967,6 +967,64 @@ static int record_stdin(struct record *r)
 	return ret ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
 }
 
+static int decode_line(const char *line, size_t len, void *ctx)
+{
+	struct record *r = ctx;
+
+	if (stop_signal) {
+		errno = EINTR;
+		return -1;
+	}
+	if (chunk_writer_feed(&r->cw, line, len, mono_us())) {
+		chunk_write_error(r);
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* --from-binary: a binary capture, decoded into text chunks. */
+static int record_decode(struct record *r)
+{
+	struct bin_decode_stats st;
+	int ret;
+
+	r->mode = "decoded";
+	if (open_outdir(r))
+		return MMLOCK_EXIT_OUTPUT;
+	if (install_signals() || open_chunks(r))
+		return MMLOCK_EXIT_FAILURE;
+	r->state = "recording";
+	mark_start(r);
+	ret = bin_decode(r->opts->from_binary, decode_line, r, &st);
+	if (ret && !r->error) {
+		set_error(r, "cannot decode %s: %s", r->opts->from_binary,
+			  errno == ENOENT ? "not a binary capture (no raw/ or tracefs/)" :
+			  strerror(errno));
+	}
+	if (!ret && chunk_writer_finish(&r->cw, mono_us())) {
+		chunk_write_error(r);
+		ret = -1;
+	}
+	set_stop_reason(r, ret ? "error" : stop_signal ? sigabbrev_np(stop_signal) :
+			"end-of-input");
+	mark_stop(r);
+	r->state = ret ? "error" : stop_signal ? "stopped" : "complete";
+	if (st.missed_unknown)
+		pr_warn("%d pages of %s missed an unknown number of events",
+			st.missed_unknown, r->opts->from_binary);
+	release_space(r);
+	if (record_write_status(r) && !ret) {
+		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
+		ret = -1;
+	}
+	if (!ret)
+		return MMLOCK_EXIT_OK;
+	return r->cw_live && r->cw.nr_chunks + r->cw.lines == 0 && !r->error ?
+	       MMLOCK_EXIT_INPUT : r->error && strstr(r->error, "cannot decode") ?
+	       MMLOCK_EXIT_INPUT : MMLOCK_EXIT_OUTPUT;
+}
+
 static void report_stale(const char *name, void *ctx)
 {
 	(void)ctx;
@@ -1150,7 +1208,12 @@ int cmd_record(int argc, char **argv)
 	if (!uname(&un))
 		snprintf(r.kernel_release, sizeof(r.kernel_release), "%s", un.release);
 
-	ret = opts.use_stdin ? record_stdin(&r) : record_trace(&r);
+	if (opts.use_stdin)
+		ret = record_stdin(&r);
+	else if (opts.from_binary)
+		ret = record_decode(&r);
+	else
+		ret = record_trace(&r);
 
 	if (r.cw_live)
 		chunk_writer_release(&r.cw);

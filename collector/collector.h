@@ -130,6 +130,7 @@ struct record_opts {
 	int			force;
 	int			binary;
 	int			use_stdin;
+	const char		*from_binary;	/* --from-binary DIR */
 	int			progress;
 	int			no_fsync;
 	int			help;
@@ -241,5 +242,24 @@ int bin_page_count(const void *page, int page_size, uint64_t *events, uint64_t *
 		   int *missed_unknown);
 /* Copy what a decoder needs (formats, header_page, printk_formats, kallsyms). */
 int bin_save_formats(struct collector *c, int outdir_fd);
+
+/* ----------------------------------------------------------------- decode */
+
+struct bin_decode_stats {
+	uint64_t	events;
+	uint64_t	missed;		/* printed as LOST lines */
+	uint64_t	pages;
+	int		missed_unknown;	/* pages flagged with an unknown count */
+};
+
+/* One text line, '\n'-terminated (a stack block is one call); non-zero stops. */
+typedef int (*bin_line_fn)(const char *line, size_t len, void *ctx);
+
+/*
+ * Turn a binary capture in @dir back into trace_pipe text (record-tgid
+ * layout), CPUs merged by timestamp, calling @emit for each event.
+ * 0 on success; -1 with errno (ENOENT: not a binary capture).
+ */
+int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_stats *st);
 
 #endif /* MMLOCK_COLLECTOR_H */

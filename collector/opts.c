@@ -43,6 +43,7 @@ void record_usage(FILE *out)
 "      --level N           compression level (default 1)\n"
 "      --binary            per-CPU raw ring-buffer pages, not text\n"
 "      --stdin             chunk standard input (e.g. adb exec-out cat trace_pipe)\n"
+"      --from-binary SRC   decode the --binary capture in SRC into text chunks\n"
 "      --progress          progress on stderr once a second (default: when a tty)\n"
 "      --no-fsync          do not fsync chunks when they are completed\n"
 "      --tracefs DIR       tracefs mount (default /sys/kernel/tracing or\n"
@@ -65,6 +66,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_FSYNC,
 	OPT_TRACEFS,
+	OPT_FROM_BINARY,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "progress",		no_argument,		NULL, OPT_PROGRESS },
 	{ "no-fsync",		no_argument,		NULL, OPT_NO_FSYNC },
 	{ "tracefs",		required_argument,	NULL, OPT_TRACEFS },
+	{ "from-binary",	required_argument,	NULL, OPT_FROM_BINARY },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -254,6 +257,9 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_TRACEFS:
 			o->tracefs = optarg;
 			break;
+		case OPT_FROM_BINARY:
+			o->from_binary = optarg;
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -276,8 +282,13 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (o->compress == CHUNK_GZIP && o->level > 9)
 		return bad("--level", "gzip", "gzip levels are 1-9");
-	if (o->use_stdin && (o->binary || o->cmd || o->tgid)) {
-		pr_err("--stdin chunks a stream: it takes no --binary, --tgid or COMMAND");
+	if ((o->use_stdin || o->from_binary) && (o->binary || o->cmd || o->tgid)) {
+		pr_err("%s chunks a stream: it takes no --binary, --tgid or COMMAND",
+		       o->use_stdin ? "--stdin" : "--from-binary");
+		return -1;
+	}
+	if (o->use_stdin && o->from_binary) {
+		pr_err("--stdin and --from-binary are two inputs: give one");
 		return -1;
 	}
 	if (o->tgid && o->cmd) {
