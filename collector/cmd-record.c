@@ -858,7 +858,7 @@ static int stream_loop(struct record *r, int fd, int is_stdin)
 	char *buf = xmalloc(READ_BUF);
 	uint64_t start = mono_us();
 	const char *why = NULL;
-	int ret = 0;
+	int ret = 0, more = 0;
 
 	pg.on = r->opts->progress || isatty(STDERR_FILENO);
 	pg.tty = isatty(STDERR_FILENO);
@@ -868,7 +868,9 @@ static int stream_loop(struct record *r, int fd, int is_stdin)
 		uint64_t now;
 		int n;
 
-		n = poll(&pfd, fd >= 0 ? 1 : 0, POLL_MS);
+		/* poll() waits for buffer_percent; while data keeps coming, do not wait */
+		n = poll(&pfd, fd >= 0 ? 1 : 0, more ? 0 : POLL_MS);
+		more = 0;
 		if (n > 0 && fd >= 0) {
 			if (is_stdin) {
 				ssize_t got = read(fd, buf, READ_BUF);
@@ -881,9 +883,14 @@ static int stream_loop(struct record *r, int fd, int is_stdin)
 					ret = -1;
 					break;
 				}
-			} else if (drain_fd(r, fd, buf, 64) < 0) {
-				ret = -1;
-				break;
+			} else {
+				int d = drain_fd(r, fd, buf, 256);
+
+				if (d < 0) {
+					ret = -1;
+					break;
+				}
+				more = d == 0;
 			}
 		}
 		if (r->bin_live && r->bin.failed) {
