@@ -457,8 +457,11 @@ int chunk_writer_feed(struct chunk_writer *cw, const char *buf, size_t len, uint
 			return carry_add(cw, buf, len);
 		if (carry_add(cw, buf, (size_t)(nl - buf) + 1))
 			return -1;
-		if (put_lines(cw, cw->carry, cw->carry_len, now_us))
-			return -1;
+		if (put_lines(cw, cw->carry, cw->carry_len, now_us)) {
+			last = memrchr(buf, '\n', len);
+			cw->carry_len = 0;
+			return put_failed(cw, nl + 1, last + 1);
+		}
 		cw->carry_len = 0;
 		len -= (size_t)(nl - buf) + 1;
 		buf = nl + 1;

@@ -689,6 +689,7 @@ static void end_child(struct record *r)
 	if (r->child_done)
 		return;
 	kill(r->child, SIGTERM);
+	r->child_killed = 1;
 	for (i = 0; i < 20 && !r->child_done; i++) {
 		usleep(50000);
 		reap_child(r, 0);
@@ -1169,11 +1170,12 @@ close_pipe:
 		close(fd);
 end_child:
 	end_child(r);
-	if (ret == MMLOCK_EXIT_OK && r->child_done && WIFSIGNALED(r->child_status)) {
+	/* a COMMAND that crashed by itself (not stopped by us or by the user) */
+	if (ret == MMLOCK_EXIT_OK && r->child_done && WIFSIGNALED(r->child_status) &&
+	    !r->child_killed && !stop_signal) {
 		pr_warn("'%s' was killed by SIG%s", o->cmd[0],
 			sigabbrev_np(WTERMSIG(r->child_status)));
-		if (!stop_signal && strcmp(r->stop_reason ? r->stop_reason : "", "duration"))
-			ret = MMLOCK_EXIT_CHILD;
+		ret = MMLOCK_EXIT_CHILD;
 	}
 destroy_instance:
 	release_space(r);

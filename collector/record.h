@@ -37,6 +37,7 @@ struct record {
 	pid_t			child;		/* COMMAND, 0 when none */
 	int			child_status;
 	int			child_done;
+	int			child_killed;	/* we sent it SIGTERM when recording stopped */
 
 	struct timespec		start_rt;
 	struct timespec		stop_rt;
