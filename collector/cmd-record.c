@@ -767,10 +767,18 @@ static void progress_tick(struct record *r, struct progress *p, uint64_t now, in
 
 /* ------------------------------------------------------------- recording */
 
+/*
+ * After each chunk, so a run killed with SIGKILL still describes its
+ * complete chunks; at most once a second, since the file grows with them.
+ */
 static void on_chunk(void *ctx)
 {
 	struct record *r = ctx;
+	uint64_t now = mono_us();
 
+	if (r->status_us && now - r->status_us < 1000000)
+		return;
+	r->status_us = now;
 	if (record_write_status(r))
 		pr_warn("cannot update trace.status: %s", strerror(errno));
 }

@@ -44,6 +44,7 @@ struct record {
 	uint64_t		start_mono_ns;
 	uint64_t		stop_mono_ns;
 	int			started;
+	uint64_t		status_us;	/* last trace.status rewrite, mono */
 	int			stopped;
 
 	struct cpu_stats	*stats_start;
