@@ -8,7 +8,8 @@
  * retried faults whose retry gap holds a read-mode mmap_lock wait, vma writes
  * with waits inside write-mode mmap_lock acquisitions with and without a wait,
  * plain read acquisitions, prio 100..139 and some real-time 0..99, many equal
- * timestamps).  Each pid's events are a well-formed sequence; all events are
+ * timestamps; the line header in turn as trace_pipe prints it, with the
+ * record-tgid column, and without the flags column as trace-cmd report).  Each pid's events are a well-formed sequence; all events are
  * sorted by time with a stable order.  From its own ground-truth interval
  * lists the test computes every count and sum by the definitions of
  * analyzer/README.md with O(n^2) loops, runs
@@ -105,6 +106,9 @@ static int nr_faults, nr_retries, nr_vma_writes;
 
 static const char *lock_word[] = { "vma", "mmap", "none" };
 
+/* 0: trace_pipe, 1: with the record-tgid column, 2: trace-cmd report (no flags) */
+static int header_style;
+
 static const char *mm_ptr(int mm)
 {
 	return mm ? "00000000aaaa0002" : "00000000aaaa0001";
@@ -131,7 +135,7 @@ static void emit(struct task *t, const char *event, const char *fmt, ...)
 
 static void emit(struct task *t, const char *event, const char *fmt, ...)
 {
-	char payload[512], *text;
+	char payload[512], tgid[16], *text;
 	struct line l;
 	uint64_t ts = BASE_US + t->t;
 	va_list ap;
@@ -139,10 +143,14 @@ static void emit(struct task *t, const char *event, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(payload, sizeof(payload), fmt, ap);
 	va_end(ap);
-	if (asprintf(&text, "%16s-%-7d [%03d] ..... %6" PRIu64 ".%06" PRIu64
-		     ": %s: pid=%d tgid=%d prio=%d mm=%s %s\n", t->comm, t->pid, t->cpu,
-		     ts / 1000000, ts % 1000000, event, t->pid, t->tgid, t->prio,
-		     mm_ptr(t->mm), payload) < 0)
+	if (header_style == 1)	/* record-tgid */
+		snprintf(tgid, sizeof(tgid), "(%7d) ", t->tgid);
+	else
+		tgid[0] = '\0';
+	if (asprintf(&text, "%16s-%-7d %s[%03d] %s%6" PRIu64 ".%06" PRIu64
+		     ": %s: pid=%d tgid=%d prio=%d mm=%s %s\n", t->comm, t->pid, tgid, t->cpu,
+		     header_style == 2 ? "" : "..... ", ts / 1000000, ts % 1000000, event,
+		     t->pid, t->tgid, t->prio, mm_ptr(t->mm), payload) < 0)
 		abort();
 	l.ts = t->t;
 	l.text = text;
@@ -368,6 +376,7 @@ static int generate(uint64_t seed, const char *path)
 
 	rng_state = seed * 0x2545f4914f6cdd1dULL + 1;
 	reset_world();
+	header_style = (int)(seed % 3);
 	nr_tasks = rr(2, 6);
 	nr_mms = rr(1, 2);
 	nr_vmas[0] = rr(1, 2);
@@ -483,8 +492,7 @@ static int write_chunks(const char *dir)
 		cuts[k] = cuts[k - 1] + 1 +
 			  (size_t)rr(0, (int)(merged.n - cuts[k - 1] - (size_t)(n - k) - 1));
 	for (int k = 0; k < n; k++) {
-		char file[700], *gz[] = { "gzip", "-1", "-n", file, NULL },
-		     *zst[] = { "zstd", "-q", "--rm", file, NULL };
+		char file[700];
 		int how = rr(0, 2);
 		FILE *f;
 
@@ -496,10 +504,15 @@ static int write_chunks(const char *dir)
 			fputs(merged.v[i], f);
 		if (fclose(f))
 			return -1;
-		if (how == 1)
+		if (how == 1) {
+			char *gz[] = { "gzip", "-1", "-n", file, NULL };
+
 			run_quiet(gz);
-		else if (how == 2)
+		} else if (how == 2) {
+			char *zst[] = { "zstd", "-q", "--rm", file, NULL };
+
 			run_quiet(zst);
+		}
 	}
 	return n;
 }
