@@ -215,6 +215,62 @@ static struct json_object *binary_json(struct record *r)
 	return o;
 }
 
+/* The patched kernel's policy knobs (events.md), null where the kernel lacks them. */
+static struct json_object *sysctls_json(void)
+{
+	static const char *const knobs[] = { "filemap_fault_no_retry", "fault_retry_vma_lock" };
+	struct json_object *o = json_object_new_object();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		char path[96], buf[32];
+		struct json_object *v = NULL;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/sys/vm/%s", knobs[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				v = json_object_new_int(atoi(buf));
+			fclose(f);
+		}
+		add(o, knobs[i], v);
+	}
+	return o;
+}
+
+/* One line saying what was filtered, for a person or a summary; NULL: nothing. */
+static char *filter_summary(struct record *r)
+{
+	char *s = NULL, *n;
+	size_t i;
+
+	if (r->nr_pids) {
+		s = xasprintf("set_event_pid");
+		for (i = 0; i < r->nr_pids; i++) {
+			n = xasprintf("%s %d", s, r->pids[i]);
+			free(s);
+			s = n;
+		}
+		if (r->event_fork) {
+			n = xasprintf("%s (+event-fork)", s);
+			free(s);
+			s = n;
+		}
+	}
+	for (i = 0; i < r->col.nr_events; i++) {
+		const struct rec_event *e = &r->col.events[i];
+
+		if (!e->filter)
+			continue;
+		n = xasprintf("%s%s%s:%s: %s", s ? s : "", s ? "; " : "", e->system, e->name,
+			      e->filter);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
 static struct json_object *build(struct record *r)
 {
 	struct json_object *o = json_object_new_object(), *a, *lim, *tot, *lost;
@@ -252,6 +308,15 @@ static struct json_object *build(struct record *r)
 		nstack += e->trigger != NULL;
 	}
 	add(o, "events", a);
+	{
+		char *f = filter_summary(r);
+
+		add(o, "filter", jstr(f));
+		free(f);
+	}
+	add(o, "stack_position", nstack ? jstr("after") : NULL);
+	add(o, "sysctls", strcmp(r->mode, "text") && strcmp(r->mode, "binary") ?
+	    NULL : sysctls_json());
 	if (nstack) {
 		struct json_object *st = json_object_new_object();
 
