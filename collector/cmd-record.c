@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <tracefs.h>
 
 #include "mmlock.h"
@@ -1003,9 +1004,17 @@ static int decode_line(const char *line, size_t len, void *ctx)
 static int record_decode(struct record *r)
 {
 	struct bin_decode_stats st;
+	char *path;
 	int ret;
 
 	r->mode = "decoded";
+	r->source_dir = r->opts->from_binary;
+	path = xasprintf("%s/trace.status", r->source_dir);
+	r->source = json_object_from_file(path);
+	free(path);
+	if (!r->source)
+		pr_warn("%s has no readable trace.status: the decoded one describes only the "
+			"chunks", r->source_dir);
 	if (open_outdir(r))
 		return MMLOCK_EXIT_OUTPUT;
 	if (install_signals() || open_chunks(r))
@@ -1248,6 +1257,8 @@ int cmd_record(int argc, char **argv)
 	free(r.clock);
 	free(r.pids);
 	free(r.argv);
+	if (r.source)
+		json_object_put(r.source);
 	record_opts_release(&opts);
 	return ret;
 }

@@ -12,6 +12,8 @@
 
 #include "collector.h"
 
+struct json_object;
+
 struct record {
 	struct record_opts	*opts;
 	int			argc;
@@ -54,6 +56,10 @@ struct record {
 	int			cw_live;
 	struct bin_reader	bin;
 	int			bin_live;
+
+	/* --from-binary: the binary capture's own trace.status */
+	struct json_object	*source;
+	const char		*source_dir;
 };
 
 /* Write DIR/trace.status atomically (.tmp, fsync, rename); -1 with errno. */

@@ -223,13 +223,15 @@ static struct json_object *sysctls_json(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		char path[96], buf[32];
 		struct json_object *v = NULL;
+		char path[96];
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/sys/vm/%s", knobs[i]);
 		f = fopen(path, "re");
 		if (f) {
+			char buf[32];
+
 			if (fgets(buf, sizeof(buf), f))
 				v = json_object_new_int(atoi(buf));
 			fclose(f);
@@ -395,6 +397,36 @@ static struct json_object *build(struct record *r)
 	return o;
 }
 
+/*
+ * --from-binary: what the capture was (events, filters, clock, command,
+ * times) and what the kernel counted (stats, produced, lost) come from the
+ * binary capture's trace.status; the chunks and totals are the decoder's.
+ */
+static void overlay_source(struct record *r, struct json_object *o)
+{
+	static const char *const keys[] = {
+		"kernel_release", "tracefs", "instance", "event_set", "events", "filter",
+		"stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid",
+		"event_fork", "tgid", "set_event_pid", "command", "start_time", "start_clock_ns",
+		"stop_time", "stop_clock_ns", "nr_cpus", "stats", "produced_events", "lost_events",
+	};
+	struct json_object *src = json_object_new_object(), *v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (json_object_object_get_ex(r->source, keys[i], &v))
+			add(o, keys[i], json_object_get(v));
+	}
+	add(src, "dir", jstr(r->source_dir));
+	add(src, "mode", json_object_object_get_ex(r->source, "mode", &v) ?
+	    json_object_get(v) : NULL);
+	add(src, "state", json_object_object_get_ex(r->source, "state", &v) ?
+	    json_object_get(v) : NULL);
+	add(src, "binary", json_object_object_get_ex(r->source, "binary", &v) ?
+	    json_object_get(v) : NULL);
+	add(o, "source", src);
+}
+
 int record_write_status(struct record *r)
 {
 	struct json_object *o;
@@ -407,6 +439,8 @@ int record_write_status(struct record *r)
 		return -1;
 	}
 	o = build(r);
+	if (r->source)
+		overlay_source(r, o);
 	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PRETTY |
 						 JSON_C_TO_STRING_SPACED |
 						 JSON_C_TO_STRING_NOSLASHESCAPE, &len);
