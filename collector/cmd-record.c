@@ -975,7 +975,7 @@ static int record_stdin(struct record *r)
 	record_write_status(r);
 	ret = stream_loop(r, STDIN_FILENO, 1);
 	mark_stop(r);
-	r->state = ret ? "error" : "complete";
+	r->state = ret ? "error" : stop_signal ? "stopped" : "complete";
 	release_space(r);
 	if (record_write_status(r) && !ret) {
 		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
