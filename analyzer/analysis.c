@@ -543,6 +543,8 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 		call_put(t->fault);
 		drop_fault_wait(an, t);
 	}
+	/* a lost end can no longer arrive once the slot begins again */
+	t->absorb[SLOT_FAULT] = t->absorb[SLOT_FAULT_WAIT] = 0;
 	c = call_new(pl->ts_ns);
 	c->mm = get_hex(pl, "mm", NULL);
 	c->vma = get_hex(pl, "vma", NULL);
@@ -567,6 +569,7 @@ static void on_fault_wait_start(struct analysis *an, struct task *t,
 		anomaly(an, SLOT_FAULT_WAIT, SA_BEGIN_NESTED);
 		drop_fault_wait(an, t);
 	}
+	t->absorb[SLOT_FAULT_WAIT] = 0;
 	iv->mm = get_hex(pl, "mm", NULL);
 	iv->vma = get_hex(pl, "vma", &found);
 	iv->has_vma = found;
@@ -667,6 +670,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 		anomaly(an, SLOT_VMA_WRITE, SA_BEGIN_NESTED);
 		call_put(t->vwrite);
 	}
+	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
 	c = call_new(pl->ts_ns);
 	c->mm = get_hex(pl, "mm", NULL);
 	c->vma = get_hex(pl, "vma", NULL);
@@ -696,6 +700,7 @@ static void on_vma_wait_start(struct analysis *an, struct task *t,
 		anomaly(an, SLOT_VMA_WAIT, SA_BEGIN_NESTED);
 		drop_vma_wait(an, t);
 	}
+	t->absorb[SLOT_VMA_WAIT] = 0;
 	iv->mm = get_hex(pl, "mm", NULL);
 	iv->vma = get_hex(pl, "vma", &found);
 	iv->has_vma = found;
@@ -774,6 +779,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 		if (!stock && s->acq && !s->acq->has_hold)
 			drop_acq(an, s);
 	}
+	t->absorb[SLOT_MMAP_WAIT] = 0;
 	iv = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
 	iv->mm = mm;
 	iv->write = write;
@@ -811,6 +817,7 @@ static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *
 		anomaly(an, SLOT_MMAP_HOLD, SA_BEGIN_NESTED);
 		ival_free(an, s->hold);
 	}
+	t->absorb[SLOT_MMAP_HOLD] = 0;
 	h = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
 	h->mm = s->mm;
 	h->write = write;

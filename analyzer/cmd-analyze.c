@@ -146,8 +146,15 @@ static int load_status(const char *path, struct status_info *st)
 		st->no_retry = (int)jnum(sys, "filemap_fault_no_retry", st->no_retry);
 		st->retry_vma_lock = (int)jnum(sys, "fault_retry_vma_lock", st->retry_vma_lock);
 	}
-	if (jstr(st->root, "stack_position"))
-		st->stack_before = !strcmp(jstr(st->root, "stack_position"), "before");
+	{
+		const char *pos = jstr(st->root, "stack_position");
+		json_object *stack;
+
+		if (!pos && json_object_object_get_ex(st->root, "stack", &stack) && stack)
+			pos = jstr(stack, "block_position");
+		if (pos)
+			st->stack_before = !strcmp(pos, "before");
+	}
 	return 0;
 }
 

@@ -237,6 +237,9 @@ static int open_next(struct input *in)
 			free(msg);
 			continue;
 		}
+		if (strlen(in->file) > 5 && !strcmp(in->file + strlen(in->file) - 5, ".part"))
+			report(in, INPUT_ERR_UNFINISHED, "unfinished chunk: the recording did not end "
+			       "cleanly; the complete lines it holds are used");
 		if (fill_raw(in))
 			continue;
 		if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {

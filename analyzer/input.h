@@ -17,6 +17,7 @@ enum input_error_kind {
 	INPUT_ERR_OPEN,		/* cannot open or read: fatal for that input */
 	INPUT_ERR_TRUNCATED,	/* compressed data ends early: lines before it kept */
 	INPUT_ERR_CORRUPT,	/* compressed data is invalid */
+	INPUT_ERR_UNFINISHED,	/* a .part chunk: the recording did not end cleanly */
 };
 
 typedef void (*input_error_fn)(void *ctx, enum input_error_kind kind,

@@ -215,6 +215,12 @@ void parse_line(char *line, struct parsed_line *out)
 		out->event = "<stack trace>";
 		return;
 	}
+	if (!strcmp(name, "UNKNOWN EVENT")) {
+		/* libtraceevent could not decode this record: an event all the same */
+		out->kind = LINE_EVENT;
+		out->event = "<unknown>";
+		return;
+	}
 	colon = strchr(name, ':');
 	if (!colon || (colon[1] && colon[1] != ' ') || colon == name) {
 		out->what = "EVENT: after the timestamp";

@@ -11,10 +11,11 @@
 #include "analysis-int.h"
 #include "util.h"
 
-enum family { FAM_FILEMAP, FAM_VMA_WRITER, FAM_READ_FAIL, FAM_FALLBACK, FAM_MMAP, FAM_NR };
+enum family { FAM_FILEMAP, FAM_VMA_WRITER, FAM_READ_FAIL, FAM_FALLBACK, FAM_MMAP, FAM_SCHED,
+	      FAM_NR };
 
 static const char *const family_names[FAM_NR] = {
-	"filemap_fault", "vma_writer", "vma_read_fail", "fallback", "mmap_lock",
+	"filemap_fault", "vma_writer", "vma_read_fail", "fallback", "mmap_lock", "sched_switch",
 };
 
 static enum family family_of(const char *sys_name)
@@ -47,6 +48,8 @@ static enum family family_of(const char *sys_name)
 	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
 	case MMLOCK_EV_MMAP_LOCK_RELEASED:
 		return FAM_MMAP;
+	case MMLOCK_EV_SCHED_SWITCH:
+		return FAM_SCHED;
 	default:
 		return FAM_NR;
 	}
@@ -380,7 +383,9 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 				 (unsigned long long)an->a_count,
 				 (unsigned long long)(an->a_ns / 1000));
 		action = "quantify the cost of the contention";
-	} else if (b_ok && an->b_count > 0 && mean_retry > 2 * mean_wait) {
+	} else if (b_ok && an->b_count > 0 && an->fault_wait.count &&
+		   mean_retry > 2 * mean_wait) {
+		/* with no fault wait the mean is not measured (null), so this step cannot hold */
 		code = "rip_out_benefit_clear";
 		text = xasprintf("mean retry-to-mmap_lock %.1f us per Type-B fault > 2 x mean "
 				 "fault wait %.1f us", mean_retry, mean_wait);
@@ -426,7 +431,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 			stock_mode = 1;
 	} else {
 		for (i = 0; i < FAM_NR; i++)
-			rec[i] = !stock_mode || i == FAM_MMAP;
+			rec[i] = !stock_mode || i == FAM_MMAP || i == FAM_SCHED;
 	}
 	if (meta->event_set)
 		event_set = meta->event_set;
@@ -462,7 +467,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "filter", meta->filter ? json_object_new_string(meta->filter) : NULL);
 	missing = json_object_new_array();
 	for (i = 0; i < FAM_NR; i++)
-		if (!rec[i] || (stock_mode && i != FAM_MMAP))
+		if (!rec[i] || (stock_mode && i != FAM_MMAP && i != FAM_SCHED))
 			json_object_array_add(missing, json_object_new_string(family_names[i]));
 	add(o, "event_families_missing", missing);
 	add(o, "event_set", json_object_new_string(event_set));
