@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -92,7 +93,18 @@ static int mmlock_alive(long pid)
 		comm[0] = '\0';
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
-	return !strcmp(comm, "mmlock");
+	if (!strncmp(comm, "mmlock", 6))
+		return 1;
+	/* a renamed binary: the same executable as ours */
+	{
+		char exe[PATH_MAX], self[PATH_MAX];
+		ssize_t a, b;
+
+		snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+		a = readlink(path, exe, sizeof(exe) - 1);
+		b = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		return a > 0 && a == b && !memcmp(exe, self, (size_t)a);
+	}
 }
 
 int collector_remove_stale(const char *tracing_dir, int all,
