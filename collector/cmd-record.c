@@ -302,36 +302,38 @@ static int available(struct collector *c, const char *sys, const char *name)
 	return found;
 }
 
-/* The contract's events, or the stock fallback on an unpatched kernel. */
+/*
+ * The contract's events; on an unpatched kernel the stock fallback; on a
+ * partly patched one ("mixed") the custom events it has plus the stock ones.
+ */
 static int add_default_events(struct record *r)
 {
 	struct collector *c = &r->col;
-	int i, custom = 1, stock = 0;
+	int i, custom = 0, stock = 0;
 
 	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
-		custom &= available(c, mmlock_events[i].system, mmlock_events[i].name);
+		custom += available(c, mmlock_events[i].system, mmlock_events[i].name);
 	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++)
 		stock += available(c, mmlock_events[i].system, mmlock_events[i].name);
-	if (custom) {
-		r->event_set = "custom";
-		for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
-			add_event(c, xstrdup(mmlock_events[i].system),
-				  xstrdup(mmlock_events[i].name));
-		return 0;
-	}
-	if (!stock) {
+	if (!custom && !stock) {
 		set_error(r, "this kernel has neither the mmlock events nor the stock mmap_lock "
 			  "events (CONFIG_TRACING, CONFIG_MMAP_LOCK tracepoints?)");
 		return -1;
 	}
-	r->event_set = "stock";
-	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++) {
-		if (!available(c, mmlock_events[i].system, mmlock_events[i].name)) {
-			pr_warn("stock event %s:%s is missing on this kernel", mmlock_events[i].system,
-				mmlock_events[i].name);
+	r->event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : custom ? "mixed" : "stock";
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+
+		if (i == MMLOCK_EV_NR_CUSTOM || !ev->name)
+			continue;
+		if (ev->custom ? !custom : custom == MMLOCK_EV_NR_CUSTOM)
+			continue;	/* not part of this set */
+		if (!available(c, ev->system, ev->name)) {
+			pr_warn("%s event %s:%s is missing on this kernel",
+				ev->custom ? "mmlock" : "stock", ev->system, ev->name);
 			continue;
 		}
-		add_event(c, xstrdup(mmlock_events[i].system), xstrdup(mmlock_events[i].name));
+		add_event(c, xstrdup(ev->system), xstrdup(ev->name));
 	}
 	return 0;
 }
