@@ -6,8 +6,10 @@
  * instance is never written); a COMMAND is forked first and held at a gate
  * (a pipe) until its pid filter is in place.  Text mode reads the instance's
  * trace_pipe with read(2) and feeds the chunk writer; binary mode runs one
- * reader thread per CPU (binary.c).  Every exit path turns tracing off,
- * drains, writes trace.status and removes the instance.
+ * reader thread per CPU (binary.c).  Every exit path turns tracing off and
+ * removes the instance; once recording has started, it also writes
+ * trace.status (a normal stop drains the buffer first; an output error does
+ * not, and counts what stayed in the buffer as lost).
  */
 #include <dirent.h>
 #include <errno.h>
