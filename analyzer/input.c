@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "collector/collector.h"
 #include "input.h"
 #include "util.h"
 
@@ -22,6 +25,10 @@ struct input {
 	size_t		nr_files;
 	size_t		cur;
 	char		*status;	/* trace.status beside the chunks, or NULL */
+	char		*binary_dir;	/* a binary capture, decoded through a pipe */
+	char		*binary_name;	/* its entry in files[] */
+	pthread_t	decoder;
+	int		decoder_live, decoder_fd, decoder_err;
 	input_error_fn	err_fn;
 	void		*err_ctx;
 
@@ -107,8 +114,21 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 	}
 	closedir(d);
 	if (!n) {
+		char *raw = xasprintf("%s/raw", dir);
+		struct stat st;
+		int binary = !stat(raw, &st) && S_ISDIR(st.st_mode) && !in->binary_dir;
+
+		free(raw);
 		free(names);
-		*err = xasprintf("%s: directory holds no trace chunk (*.txt, *.gz, *.zst)", dir);
+		if (binary) {
+			/* mmlock record --binary: decoded on the fly, read as one more chunk */
+			in->binary_dir = xstrdup(dir);
+			in->binary_name = xasprintf("%s/raw (binary capture, decoded)", dir);
+			add_file(in, xstrdup(in->binary_name), cap);
+			return 0;
+		}
+		*err = xasprintf("%s: directory holds no trace chunk (*.txt, *.gz, *.zst) and no "
+				 "binary capture (raw/)", dir);
 		errno = ENOENT;
 		return -1;
 	}
@@ -157,11 +177,93 @@ out_free_input:
 	return NULL;
 }
 
+struct decoder_arg {
+	struct input	*in;
+	int		fd;
+};
+
+static int decoder_emit(const char *line, size_t len, void *ctx)
+{
+	int fd = *(int *)ctx;
+
+	while (len) {
+		ssize_t n = write(fd, line, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 1;	/* the reader went away: stop decoding */
+		line += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *decoder_thread(void *p)
+{
+	struct decoder_arg *a = p;
+	struct bin_decode_stats st = { 0 };
+	sigset_t pipe_set;
+
+	/* a write to a closed pipe must fail with EPIPE in this thread, not kill us */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	if (bin_decode(a->in->binary_dir, decoder_emit, &a->fd, &st))
+		a->in->decoder_err = errno ? errno : EIO;
+	close(a->fd);
+	free(a);
+	return NULL;
+}
+
+/* Start decoding the binary capture; its text comes out of the returned fd. */
+static int start_decoder(struct input *in)
+{
+	struct decoder_arg *a;
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	a = xmalloc(sizeof(*a));
+	a->in = in;
+	a->fd = p[1];
+	if (pthread_create(&in->decoder, NULL, decoder_thread, a)) {
+		close(p[0]);
+		close(p[1]);
+		free(a);
+		errno = EAGAIN;
+		return -1;
+	}
+	in->decoder_live = 1;
+	in->decoder_fd = p[0];
+	return p[0];
+}
+
+static void stop_decoder(struct input *in)
+{
+	if (!in->decoder_live)
+		return;
+	/* closing the read end (done by the caller) makes the writer stop */
+	pthread_join(in->decoder, NULL);
+	in->decoder_live = 0;
+	if (in->decoder_err) {
+		char *msg = xasprintf("decoding the binary capture failed: %s",
+				      strerror(in->decoder_err));
+
+		if (in->err_fn)
+			in->err_fn(in->err_ctx, INPUT_ERR_CORRUPT, in->binary_name, 0, msg);
+		free(msg);
+		in->truncated++;
+		in->decoder_err = 0;
+	}
+}
+
 static void close_current(struct input *in)
 {
 	if (in->fd >= 0)
 		close(in->fd);
 	in->fd = -1;
+	stop_decoder(in);
 	if (in->zs_live)
 		inflateEnd(&in->zs);
 	in->zs_live = 0;
@@ -181,6 +283,8 @@ void input_close(struct input *in)
 		free(in->files[i]);
 	free(in->files);
 	free(in->status);
+	free(in->binary_dir);
+	free(in->binary_name);
 	free(in->raw);
 	free(in->text);
 	free(in->line);
@@ -229,7 +333,10 @@ static int open_next(struct input *in)
 		in->raw_len = in->raw_pos = 0;
 		in->raw_eof = 0;
 		in->text_len = in->text_pos = 0;
-		in->fd = open(in->file, O_RDONLY | O_CLOEXEC);
+		if (in->binary_name && !strcmp(in->file, in->binary_name))
+			in->fd = start_decoder(in);
+		else
+			in->fd = open(in->file, O_RDONLY | O_CLOEXEC);
 		if (in->fd < 0) {
 			char *msg = xasprintf("cannot open: %s", strerror(errno));
 
