@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install what mmlock needs on Debian 12 (bookworm).  Idempotent: packages
 # already present are not touched.  Groups: build (default), kernel (patched
-# kernel in QEMU), gpu (the extmem workload), all.
+# kernel in QEMU), gpu (the extmem workload), bench (peers the benchmarks
+# measure against), all (everything but bench).
 set -eu
 
 build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev
@@ -9,6 +10,7 @@ build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev
 kernel="linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs cpio bc flex bison
 	libelf-dev libssl-dev gcc-aarch64-linux-gnu ccache xz-utils kmod"
 gpu="libvulkan-dev mesa-vulkan-drivers libegl-dev libgles-dev"
+bench="time linux-perf"
 
 want=""
 [ $# -eq 0 ] && set -- build
@@ -17,8 +19,9 @@ for group in "$@"; do
 	build)	want="$want $build" ;;
 	kernel)	want="$want $kernel" ;;
 	gpu)	want="$want $gpu" ;;
+	bench)	want="$want $bench" ;;
 	all)	want="$want $build $kernel $gpu" ;;
-	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, all)" >&2; exit 2 ;;
+	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, bench, all)" >&2; exit 2 ;;
 	esac
 done
 
