@@ -1,0 +1,330 @@
+#!/bin/sh
+# In-guest tests of the mmlock kernel patches (run by /init, busybox sh).
+#
+# Every result line starts with "MMLOCK-T: " so that tests/qemu/run finds it
+# on a serial console that the kernel also writes to.  Tracing happens in our
+# own tracefs instance (instances/mmlock-test), never the top-level one.
+#
+# The data disk /dev/vda (ext4, data.bin = random bytes) is put behind a
+# dm-delay device (MMLOCK_DELAY_MS per read) so every page-cache miss of a
+# fault sleeps.  The workload is /bin/faulter: reader threads fault a
+# MAP_PRIVATE mapping of data.bin while a writer thread mprotects the same VMA
+# and forks; at the end it forks and munmaps.  It runs under three policies:
+#   stock     vm.filemap_fault_no_retry=0 vm.fault_retry_vma_lock=0
+#   no_retry  vm.filemap_fault_no_retry=1
+#   retry_vma vm.fault_retry_vma_lock=1
+set -u
+T=/sys/kernel/tracing
+I=$T/instances/mmlock-test
+DELAY_MS=50
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in mmlock.delay_ms=*) DELAY_MS=${arg#mmlock.delay_ms=} ;; esac
+done
+W=/tmp/mmlock-test
+mkdir -p $W
+
+say() { echo "MMLOCK-T: $*"; }
+diag() { echo "$*" | while IFS= read -r l; do echo "MMLOCK-T: # $l"; done; }
+ok() { say "ok - $1"; }
+notok() { say "not ok - $1"; [ $# -gt 1 ] && diag "$2"; return 0; }
+skip() { say "skip - $1: $2"; }
+# check NAME CMD...: ok when CMD succeeds; its output is the diagnostic
+check() {
+	name=$1; shift
+	if out=$("$@" 2>&1); then ok "$name"; else notok "$name" "$out"; fi
+}
+
+CUSTOM_FILEMAP="filemap_fault_begin filemap_fault_wait_start filemap_fault_wait_end filemap_fault_retry filemap_fault_end"
+CUSTOM_MMAP_LOCK="vma_start_write_begin vma_start_write_wait_start vma_start_write_wait_end vma_start_write_done vma_start_read_fail fault_mmap_lock_fallback mmap_lock_wait_start mmap_lock_wait_end mmap_lock_hold_start mmap_lock_hold_end"
+
+# ---------------------------------------------------------------- setup
+say "# kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, dm-delay ${DELAY_MS} ms"
+
+check "guest: 4 CPUs online" test "$(grep -c ^processor /proc/cpuinfo)" -ge 4
+check "guest: tracefs mounted" test -d $T/events
+if slowdev=$(dmdelay slow /dev/vda "$DELAY_MS" 0 2>&1); then
+	ok "guest: dm-delay device over /dev/vda ($slowdev)"
+else
+	notok "guest: dm-delay device over /dev/vda" "$slowdev"
+fi
+mkdir -p /mnt/data
+if out=$(mount -t ext4 -o ro /dev/mapper/slow /mnt/data 2>&1) && [ -s /mnt/data/data.bin ]; then
+	ok "guest: ext4 data disk mounted through dm-delay"
+else
+	notok "guest: ext4 data disk mounted through dm-delay" "$out"
+	say "# cannot continue without the data disk"
+	exit 1
+fi
+DATA=/mnt/data/data.bin
+
+# A cold read of one page must take about the delay: proves the disk is slow.
+echo 3 > /proc/sys/vm/drop_caches
+uptime_cs() { awk '{ split($1, a, "."); print a[1] * 100 + a[2] }' /proc/uptime; }
+t0=$(uptime_cs)
+dd if=$DATA of=/dev/null bs=4096 count=1 skip=1000 2>/dev/null
+t1=$(uptime_cs)
+cold_ms=$(( (t1 - t0) * 10 ))
+if [ "$cold_ms" -ge $((DELAY_MS * 8 / 10)) ]; then
+	ok "guest: cold read is slow (${cold_ms} ms >= ~${DELAY_MS} ms)"
+else
+	notok "guest: cold read is slow" "one cold 4 KiB read took ${cold_ms} ms, dm-delay is ${DELAY_MS} ms"
+fi
+
+# ---------------------------------------------------------------- tracing helpers
+mkdir -p $I 2>/dev/null
+if [ ! -d $I ]; then
+	notok "guest: tracefs instance instances/mmlock-test" "mkdir $I failed"
+	exit 1
+fi
+echo 16384 > $I/buffer_size_kb
+
+have_event() { [ -d "$T/events/$1/$2" ]; }
+patched=1
+for e in $CUSTOM_FILEMAP; do have_event filemap "$e" || patched=0; done
+for e in $CUSTOM_MMAP_LOCK; do have_event mmap_lock "$e" || patched=0; done
+any=0
+for e in $CUSTOM_FILEMAP; do have_event filemap "$e" && any=1; done
+for e in $CUSTOM_MMAP_LOCK; do have_event mmap_lock "$e" && any=1; done
+
+# mmlock events --check compares tracepoints/ with the format files.
+out=$(mmlock events --check --tracefs $T 2>&1); rc=$?
+if [ $rc -eq 0 ]; then
+	ok "mmlock events --check: format files match tracepoints/"
+elif [ $any -eq 0 ] && [ $rc -eq 5 ]; then
+	skip "mmlock events --check: format files match tracepoints/" "kernel lacks our events"
+else
+	notok "mmlock events --check: format files match tracepoints/ (exit $rc)" "$out"
+fi
+
+# trace_run NAME EVENTS...: run the faulter with EVENTS (system:name) enabled
+# in our instance; leaves $W/NAME.out (faulter output), $W/NAME.trace (raw),
+# $W/NAME.ev ("event key=value..." lines).
+trace_run() {
+	name=$1; shift
+	echo 0 > $I/tracing_on
+	echo > $I/set_event
+	for e in "$@"; do echo "$e" >> $I/set_event; done
+	echo > $I/trace
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo 1 > $I/tracing_on
+	faulter -r 2 -s 1024 -m 16 $DATA > $W/$name.out 2> $W/$name.err
+	frc=$?
+	echo 0 > $I/tracing_on
+	echo > $I/set_event
+	cat $I/trace > $W/$name.trace
+	# "  comm-pid [cpu] flags  123.456789: event: k=v ..." -> "event k=v ..."
+	awk 'match($0, /[0-9]+\.[0-9]+: [a-z_0-9]+: /) {
+		s = substr($0, RSTART, RLENGTH); sub(/^[0-9.]+: /, "", s); sub(/: $/, "", s)
+		print s, substr($0, RSTART + RLENGTH) }' $W/$name.trace > $W/$name.ev
+	eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/$name.out)"	# tgid vm_start vm_end ino dev
+	lost=$(grep -c 'LOST.*EVENTS' $W/$name.trace)
+	return $frc
+}
+
+# evcheck NAME FILE EVENT SELECT COND [MIN]
+# Among EVENT lines of FILE whose fields satisfy SELECT (awk expression over
+# f["key"], with helpers hex() and mine() = "tgid is the faulter's"), at least
+# MIN (default 1) must exist and all must satisfy COND.
+EVAWK='
+function hex(s,   i, n, c) { n = 0; s = tolower(s); sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); if (!c) return -1; n = n * 16 + c - 1 }
+	return n }
+function mine() { return f["tgid"] == tgid }
+function ours() { return mine() && f["ino"] == ino && f["dev"] == dev }
+function inmap(a) { return hex(a) >= hex(vm_start) && hex(a) < hex(vm_end) }
+function isptr(p) { return p ~ /^[0-9a-f]+$/ && p !~ /^0+$/ }
+function common() { return f["pid"] > 0 && f["tgid"] > 0 && f["prio"] >= 0 && f["prio"] < 140 && isptr(f["mm"]) }
+function parse(   i, p) { split("", f); for (i = 2; i <= NF; i++) { p = index($i, "="); if (p) f[substr($i, 1, p - 1)] = substr($i, p + 1) } }
+'
+evcheck() {
+	name=$1 file=$2 ev=$3 sel=$4 cond=$5 min=${6:-1}
+	res=$(awk -v ev="$ev" -v tgid="$tgid" -v ino="$ino" -v dev="$dev" \
+		-v vm_start="$vm_start" -v vm_end="$vm_end" "$EVAWK"'
+		$1 != ev { next }
+		{ parse(); if (!('"$sel"')) next; n++
+		  if (!('"$cond"')) { bad++; if (bad <= 3) badl = badl "\n  " $0 } }
+		END { printf "%d %d%s\n", n, bad, badl }' "$file")
+	n=${res%% *}; rest=${res#* }; bad=${rest%%
+*}
+	if [ "$n" -ge "$min" ] && [ "$bad" -eq 0 ]; then
+		ok "$name ($n events)"
+	else
+		notok "$name" "$ev: $n selected (want >= $min), $bad failing; faulter tgid=$tgid vm_start=$vm_start vm_end=$vm_end ino=$ino dev=$dev; first failing:$(echo "$rest" | sed 1d)"
+	fi
+}
+# evnone NAME FILE EVENT SELECT: no EVENT line satisfies SELECT
+evnone() { evcheck "$1" "$2" "$3" "$4" 0 0; }
+
+# Per-thread fault state: prints "E k=v ... inflt=LOCK" where LOCK is the lock
+# of the filemap_fault_begin the thread is inside (or -).
+annotate() {
+	awk "$EVAWK"'{ parse(); p = f["pid"]
+		if ($1 == "filemap_fault_begin") cur[p] = f["lock"]
+		print $0, "inflt=" ((p in cur) ? cur[p] : "-")
+		if ($1 == "filemap_fault_end") delete cur[p] }' "$1"
+}
+
+# ---------------------------------------------------------------- unpatched kernel
+if [ $patched -eq 0 ]; then
+	LACK="kernel lacks our events"
+	# The harness itself still has to work: trace stock events in our instance.
+	if have_event filemap mm_filemap_fault; then
+		if trace_run stock filemap:mm_filemap_fault; then
+			ok "workload: faulter runs (mprotect writer, fork, munmap)"
+		else
+			notok "workload: faulter runs" "$(cat $W/stock.out $W/stock.err)"
+		fi
+		diag "$(cat $W/stock.out)"
+		n=$(grep -c "^mm_filemap_fault dev=$dev ino=$(printf %x "$ino") " $W/stock.ev)
+		if [ "$n" -ge 1 ]; then ok "stock event filemap:mm_filemap_fault fires in our instance ($n)"
+		else notok "stock event filemap:mm_filemap_fault fires in our instance" "$(head -5 $W/stock.trace)"; fi
+	else
+		skip "stock event filemap:mm_filemap_fault" "not in this kernel"
+	fi
+	for t in "policy stock: events fire with sane fields" \
+		 "policy no_retry: faults keep the VMA lock, no retry" \
+		 "policy retry_vma: no mmap_lock fallback after retry" \
+		 "sysctls vm.filemap_fault_no_retry and vm.fault_retry_vma_lock exist"; do
+		skip "$t" "$LACK"
+	done
+	exit 0
+fi
+
+# ---------------------------------------------------------------- patched kernel
+ALL=""
+for e in $CUSTOM_FILEMAP; do ALL="$ALL filemap:$e"; done
+for e in $CUSTOM_MMAP_LOCK; do ALL="$ALL mmap_lock:$e"; done
+
+if [ -w /proc/sys/vm/filemap_fault_no_retry ] && [ -w /proc/sys/vm/fault_retry_vma_lock ] &&
+   [ "$(cat /proc/sys/vm/filemap_fault_no_retry)" = 0 ] && [ "$(cat /proc/sys/vm/fault_retry_vma_lock)" = 0 ]; then
+	ok "sysctls vm.filemap_fault_no_retry and vm.fault_retry_vma_lock exist, default 0"
+else
+	notok "sysctls vm.filemap_fault_no_retry and vm.fault_retry_vma_lock exist, default 0" \
+		"$(ls /proc/sys/vm/ 2>&1 | tr '\n' ' ')"
+fi
+sysctl_set() {
+	echo "$1" > /proc/sys/vm/filemap_fault_no_retry 2>/dev/null
+	echo "$2" > /proc/sys/vm/fault_retry_vma_lock 2>/dev/null
+}
+
+# policy NAME NO_RETRY RETRY_VMA: one traced faulter run
+policy() {
+	sysctl_set "$2" "$3"
+	if trace_run "$1" $ALL; then
+		ok "$1: faulter runs (no_retry=$2 retry_vma=$3)"
+	else
+		notok "$1: faulter runs (no_retry=$2 retry_vma=$3)" "$(cat $W/$1.out $W/$1.err)"
+	fi
+	sysctl_set 0 0
+	diag "$(cat $W/$1.out)"
+	diag "$1: $(wc -l < $W/$1.ev) events; per event: $(awk '{print $1}' $W/$1.ev | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
+	if [ "$lost" -ne 0 ]; then notok "$1: trace lost no events" "$(grep 'LOST' $W/$1.trace | head -3)"; fi
+	annotate $W/$1.ev > $W/$1.ann
+}
+
+ENUM_LOCK='(f["lock"] == "vma" || f["lock"] == "mmap" || f["lock"] == "none")'
+ENUM_WAIT='(f["reason"] == "folio_lock" || f["reason"] == "read_folio" || f["reason"] == "readahead")'
+ENUM_RETRY='f["reason"] ~ /^(drop_async_ra|drop_sync_ra|drop_folio_lock|drop_read_folio|killed|nowait|oom)$/'
+ENUM_FAIL='f["reason"] ~ /^(write_locked|contended|detached|seq_recheck|wrong_mm|out_of_range|not_found)$/'
+ENUM_FB='f["reason"] ~ /^(retry|vma_lock_failed|kernel_mode)$/'
+BOOL() { echo "(f[\"$1\"] == 0 || f[\"$1\"] == 1)"; }
+SYM() { echo "(f[\"$1\"] ~ /^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+\\/0x[0-9a-f]+\$/)"; }
+
+# ---- stock policy: every event of the contract, with field checks
+policy stock 0 0
+E=$W/stock.ev
+evcheck "stock: filemap_fault_begin fields (vma range, address, pgoff, dev, ino, lock, user_pc)" $E filemap_fault_begin \
+	'ours()' 'common() && f["prio"] == 120 && f["pid"] != f["tgid"] && isptr(f["vma"]) &&
+	f["vm_start"] == vm_start && f["vm_end"] == vm_end && inmap(f["address"]) && hex(f["address"]) % 4096 == 0 &&
+	hex(f["pgoff"]) == (hex(f["address"]) - hex(vm_start)) / 4096 && '"$ENUM_LOCK"' && f["lock"] != "none" &&
+	hex(f["user_pc"]) > 0' 8
+evcheck "stock: faults of the reader threads start under the per-VMA lock" $E filemap_fault_begin \
+	'ours() && f["lock"] == "vma"' 1 4
+evcheck "stock: filemap_fault_wait_start fields; sleeps with the lock dropped (lock=none)" $W/stock.ann filemap_fault_wait_start \
+	'mine() && inmap(f["address"]) && f["inflt"] == "vma"' \
+	'common() && isptr(f["vma"]) && hex(f["address"]) % 4096 == 0 && '"$ENUM_WAIT"' && f["lock"] == "none"' 1
+evcheck "stock: filemap_fault_wait_end fields (waited_ns > 0, err=0)" $W/stock.ann filemap_fault_wait_end \
+	'mine() && inmap(f["address"]) && f["inflt"] == "vma"' \
+	'common() && '"$ENUM_WAIT"' && '"$ENUM_LOCK"' && f["err"] == 0 && f["waited_ns"] > 0' 1
+evcheck "stock: some filemap_fault_wait_end waited at least half the disk delay" $E filemap_fault_wait_end \
+	'mine() && inmap(f["address"]) && f["waited_ns"] >= '"$((DELAY_MS * 500000))" 1 1
+evcheck "stock: filemap_fault_retry fields (reason drop_*, ret has RETRY)" $E filemap_fault_retry \
+	'mine() && inmap(f["address"])' \
+	'common() && isptr(f["vma"]) && '"$ENUM_RETRY"' && f["reason"] ~ /^drop_/ && f["ret"] ~ /RETRY/' 1
+evcheck "stock: filemap_fault_end fields (major, lock_dropped, ret)" $E filemap_fault_end \
+	'mine() && inmap(f["address"])' \
+	'common() && isptr(f["vma"]) && '"$(BOOL major)"' && '"$(BOOL lock_dropped)"' && (f["lock_dropped"] == 0 || f["ret"] ~ /RETRY/)' 8
+evcheck "stock: page-cache misses end major=1 lock_dropped=1" $E filemap_fault_end \
+	'mine() && inmap(f["address"]) && f["lock_dropped"] == 1 && f["major"] == 1' 1 1
+evcheck "stock: fault_mmap_lock_fallback reason=retry after the per-VMA fault dropped the lock" $E fault_mmap_lock_fallback \
+	'mine() && inmap(f["address"]) && f["reason"] == "retry"' 'common() && f["fault"] ~ /RETRY/' 1
+evcheck "stock: fault_mmap_lock_fallback fields" $E fault_mmap_lock_fallback \
+	'mine()' 'common() && '"$ENUM_FB" 1
+nb=$(grep -c "^filemap_fault_begin .*tgid=$tgid " $E); ne=$(grep -c "^filemap_fault_end .*tgid=$tgid " $E)
+if [ "$nb" -eq "$ne" ] && [ "$nb" -gt 0 ]; then ok "stock: one filemap_fault_end per filemap_fault_begin ($nb)"
+else notok "stock: one filemap_fault_end per filemap_fault_begin" "begin=$nb end=$ne"; fi
+evcheck "stock: vma_start_write_begin fields (mprotect on the faulted VMA)" $E vma_start_write_begin \
+	'mine() && f["vm_start"] == vm_start && f["caller"] ~ /mprotect/' \
+	'common() && isptr(f["vma"]) && f["vm_end"] == vm_end && hex(f["flags"]) > 0 && f["anon"] == 0 &&
+	f["dev"] == dev && f["ino"] == ino && '"$(SYM caller)"' && hex(f["user_pc"]) > 0' 2
+evcheck "stock: vma_start_write_begin from fork (dup_mmap)" $E vma_start_write_begin \
+	'mine() && f["caller"] ~ /^dup_mmap\+/' 'common() && '"$(BOOL anon)"' && '"$(SYM caller)" 1
+evcheck "stock: vma_start_write_begin from munmap of the faulted VMA" $E vma_start_write_begin \
+	'mine() && f["ino"] == ino && f["caller"] !~ /mprotect|dup_mmap/' 'common() && '"$(SYM caller)" 1
+evcheck "stock: vma_start_write_done fields" $E vma_start_write_done \
+	'mine()' 'common() && isptr(f["vma"]) && hex(f["vm_end"]) > hex(f["vm_start"])' 2
+nb=$(grep -c "^vma_start_write_begin .*tgid=$tgid " $E); nd=$(grep -c "^vma_start_write_done .*tgid=$tgid " $E)
+if [ "$nb" -eq "$nd" ]; then ok "stock: one vma_start_write_done per vma_start_write_begin ($nb)"
+else notok "stock: one vma_start_write_done per vma_start_write_begin" "begin=$nb done=$nd"; fi
+evcheck "stock: mmap_lock_hold_start fields, write=1 (mprotect)" $E mmap_lock_hold_start \
+	'mine() && f["write"] == 1' 'common()' 2
+evcheck "stock: mmap_lock_hold_start write=0 (fallback faults)" $E mmap_lock_hold_start \
+	'mine() && f["write"] == 0' 'common()' 1
+evcheck "stock: mmap_lock_hold_end fields" $E mmap_lock_hold_end \
+	'mine()' 'common() && '"$(BOOL write)" 2
+
+# Waits depend on timing: count them over all three runs below.
+policy no_retry 1 0
+E=$W/no_retry.ev
+evcheck "no_retry: faults sleep holding the per-VMA lock (filemap_fault_wait_start lock=vma)" $W/no_retry.ann filemap_fault_wait_start \
+	'mine() && inmap(f["address"]) && f["inflt"] == "vma"' 'f["lock"] == "vma" && '"$ENUM_WAIT" 1
+evnone "no_retry: no filemap_fault_retry inside a per-VMA-locked fault" $W/no_retry.ann filemap_fault_retry \
+	'mine() && f["inflt"] == "vma"'
+evnone "no_retry: no fault_mmap_lock_fallback reason=retry for the faulted VMA" $E fault_mmap_lock_fallback \
+	'mine() && inmap(f["address"]) && f["reason"] == "retry"'
+evcheck "no_retry: per-VMA-locked faults end with lock_dropped=0" $W/no_retry.ann filemap_fault_end \
+	'mine() && inmap(f["address"]) && f["inflt"] == "vma"' 'f["lock_dropped"] == 0' 4
+
+policy retry_vma 0 1
+E=$W/retry_vma.ev
+evcheck "retry_vma: per-VMA faults still drop the lock for I/O (filemap_fault_retry)" $E filemap_fault_retry \
+	'mine() && inmap(f["address"])' "$ENUM_RETRY" 1
+evnone "retry_vma: no fault_mmap_lock_fallback reason=retry for the faulted VMA" $E fault_mmap_lock_fallback \
+	'mine() && inmap(f["address"]) && f["reason"] == "retry"'
+
+# ---- contention events, over the three runs (timing-dependent each)
+cat $W/stock.ev $W/no_retry.ev $W/retry_vma.ev > $W/all.ev
+for p in stock no_retry retry_vma; do
+	# re-read each run's map so mine() is right for its lines
+	eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/$p.out)"
+	evcheck "$p: mmap_lock_wait_start/end fields" $W/$p.ev mmap_lock_wait_end \
+		'mine()' 'common() && '"$(BOOL write)"' && '"$(BOOL success)"' && f["waited_ns"] > 0' 0
+	evcheck "$p: mmap_lock_wait_start fields" $W/$p.ev mmap_lock_wait_start \
+		'mine()' 'common() && '"$(BOOL write)"' && '"$(SYM caller)" 0
+	evcheck "$p: vma_start_read_fail fields" $W/$p.ev vma_start_read_fail \
+		'mine()' 'common() && '"$ENUM_FAIL"' && '"$(SYM caller)" 0
+	evcheck "$p: vma_start_write_wait_start fields (readers=-1 on rwsem, detach=0)" $W/$p.ev vma_start_write_wait_start \
+		'mine()' 'common() && isptr(f["vma"]) && f["readers"] == -1 && f["detach"] == 0' 0
+	evcheck "$p: vma_start_write_wait_end fields" $W/$p.ev vma_start_write_wait_end \
+		'mine()' 'common() && isptr(f["vma"]) && f["waited_ns"] > 0 && f["err"] == 0' 0
+done
+for e in mmap_lock_wait_start mmap_lock_wait_end vma_start_read_fail vma_start_write_wait_start vma_start_write_wait_end; do
+	n=$(grep -c "^$e " $W/all.ev)
+	if [ "$n" -ge 1 ]; then ok "contention: $e fired ($n over the three runs)"
+	else notok "contention: $e fired over the three runs" "0 events: the workload made no such contention"; fi
+done
+eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/no_retry.out)"
+evcheck "no_retry: a writer waits for a fault holding the VMA lock (vma_start_write_wait_end on the faulted VMA)" $W/no_retry.ev vma_start_write_wait_end \
+	'mine() && f["vm_start"] == vm_start' 'f["waited_ns"] > 0' 1
+exit 0
