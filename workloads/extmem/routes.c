@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tiers.  The parent allocates and sends an fd; the re-executed child
+ * maps and imports it; both write, both compare.  Every leg records what each
+ * side saw, and row_finish() turns that into the strict verdict.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "extmem.h"
+
+#define OPAQUE VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT
+#define DMABUF VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+#define HOSTALLOC VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+
+/* ------------------------------------------------------------------ parent */
+
+int probe_gl(struct probe *p)
+{
+	if (!p->gl_tried) {
+		p->gl_tried = true;
+		p->gl_ok = gl_open(&p->gl, p->gl_err) == 0;
+	}
+	return p->gl_ok ? 0 : -1;
+}
+
+/* name the step of a leg that did not carry bytes: why for decisive legs, note otherwise */
+static void explain(struct row *r, const struct leg *l, const char *rd, const char *wr)
+{
+	char *to = l->decisive ? r->why : r->note;
+
+	if (!l->ran)
+		return;
+	if (!l->read)
+		appendf(to, ERRLEN, "%s: %s did not match", l->name, rd);
+	if (!l->write)
+		appendf(to, ERRLEN, "%s: %s did not arrive", l->name, wr);
+}
+
+/* the same rule at every export site: a decline is a bug only where EXPORTABLE was advertised */
+static void export_declined(struct row *r, const VkExternalMemoryProperties *ep)
+{
+	char f[64];
+
+	vk_ext_features(ep->externalMemoryFeatures, f, sizeof(f));
+	if (ep->externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) {
+		appendf(r->why, ERRLEN, "declined although advertised (features=%s): driver bug", f);
+		row_force(r, S_FAIL);
+	} else {
+		appendf(r->why, ERRLEN, "never advertised EXPORTABLE (features=%s)", f);
+		row_force(r, S_UNSUPPORTED);
+	}
+}
+
+static void import_declined(struct row *r, const VkExternalMemoryProperties *ep)
+{
+	char f[64];
+
+	vk_ext_features(ep->externalMemoryFeatures, f, sizeof(f));
+	if (!(ep->externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT)) {
+		appendf(r->why, ERRLEN, "never advertised IMPORTABLE (features=%s)", f);
+		row_force(r, S_UNSUPPORTED);
+	}
+}
+
+static bool vk_usable(struct probe *p, struct row *r)
+{
+	if (p->vk_ok)
+		return true;
+	appendf(r->why, ERRLEN, "no Vulkan device: %s", p->vk_err);
+	row_force(r, S_SKIP);
+	return false;
+}
+
+/* send, then wait for the reply op; a child's failing steps land in why, its notes in note */
+static int exchange(struct child *c, struct msg *m, int fd, enum msg_op want, struct row *r)
+{
+	if (msg_send(c->sock, m, fd) < 0) {
+		appendf(r->why, ERRLEN, "sendmsg(op %u%s) -> %s", m->op, fd >= 0 ? ", SCM_RIGHTS" : "",
+			strerror(errno));
+		return -1;
+	}
+	if (msg_recv(c->sock, m, NULL) < 0) {
+		appendf(r->why, ERRLEN, "recvmsg(child reply) -> %s", errno == EPIPE ?
+			"EOF: the child exited" : strerror(errno));
+		return -1;
+	}
+	if (m->op != want) {
+		appendf(r->why, ERRLEN, "child replied op %u, expected %u", m->op, want);
+		return -1;
+	}
+	if (m->text[0])
+		appendf(r->why, ERRLEN, "child: %s", m->text);
+	if (m->note[0])
+		appendf(r->note, ERRLEN, "child: %s", m->note);
+	return 0;
+}
+
+static void bye(struct child *c, struct row *r)
+{
+	struct msg m;
+
+	msg_init(&m, MSG_BYE);
+	if (c->sock >= 0)
+		msg_send(c->sock, &m, -1);
+	child_finish(c, r->why);
+}
+
+static void hello(struct msg *m, const struct probe *p, uint32_t seed)
+{
+	msg_init(m, MSG_HELLO);
+	m->selftest = p->o->selftest;
+	m->size = p->o->size;
+	m->seed = seed;
+	if (p->vk_ok) {
+		memcpy(m->dev_uuid, p->vk.dev_uuid, 16);
+		memcpy(m->drv_uuid, p->vk.drv_uuid, 16);
+	}
+}
+
+static void hello_buf(struct msg *m, const struct vkbuf *b, VkExternalMemoryHandleTypeFlagBits ht)
+{
+	m->req_size = b->req_size;
+	m->alloc_size = b->alloc_size;
+	m->mem_type = b->type;
+	m->dedicated = b->dedicated;
+	m->handle_type = ht;
+}
+
+/* T1: the parent exports a HOST_VISIBLE|HOST_COHERENT allocation; the child maps and imports it. */
+void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row *r)
+{
+	const bool dmabuf = ht == DMABUF;
+	struct leg *raw = row_leg(r, "rawmmap", dmabuf);	/* informational for opaque-fd */
+	struct leg *imp = row_leg(r, "vkimport", true);
+	struct leg *gpu = row_leg(r, "gpu", true);
+	struct vk *vk = &p->vk;
+	VkExternalMemoryProperties ep;
+	uint32_t seed = new_seed();
+	struct child c = { .pid = -1, .sock = -1 };
+	struct vkbuf b;
+	struct msg m;
+	int fd = -1;
+
+	r->has_child = true;
+	if (!vk_usable(p, r))
+		goto done;
+	if (!vk->ext_fd) {
+		appendf(r->why, ERRLEN, "VK_KHR_external_memory_fd not advertised");
+		row_force(r, S_UNSUPPORTED);
+		goto done;
+	}
+	if (dmabuf && !vk->ext_dmabuf) {
+		appendf(r->why, ERRLEN, "VK_EXT_external_memory_dma_buf not advertised");
+		row_force(r, S_UNSUPPORTED);
+		goto done;
+	}
+	vk_ext_props(vk, ht, &ep);
+	if (vk_export_alloc(vk, &b, p->o->size, ht, r->why) < 0) {
+		export_declined(r, &ep);
+		goto done;
+	}
+	pat_write(b.map, REG_A, seed, p->o->selftest);
+	if (vk_export_fd(vk, &b, ht, &fd, r->why) < 0) {
+		export_declined(r, &ep);
+		goto free_buf;
+	}
+	if (!(ep.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+		appendf(r->note, ERRLEN, "exported although EXPORTABLE was never advertised");
+	if (child_spawn(&c, r->route, r->why) < 0)
+		goto close_fd;
+	hello(&m, p, seed);
+	hello_buf(&m, &b, ht);
+	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+		goto finish;
+
+	raw->ran = m.res[R_RAW_MAP] >= 0;
+	raw->read = m.res[R_RAW_READ] == 1;
+	raw->write = m.res[R_RAW_MAP] == 1 && pat_check(b.map, REG_B, seed);
+	if (m.payload_at > 0)
+		appendf(raw->decisive ? r->why : r->note, ERRLEN,
+			"payloadAt=%lld: the fd maps, but its offset 0 is not the allocation's base",
+			(long long)m.payload_at);
+	explain(r, raw, "the child's mmap read of region A", "the child's mmap write (region B)");
+	imp->ran = m.res[R_VK_IMPORT] >= 0;
+	imp->read = m.res[R_VK_READ] == 1;
+	imp->write = m.res[R_VK_IMPORT] == 1 && pat_check(b.map, REG_C, seed);
+	explain(r, imp, "the child's vkMapMemory read of region A",
+		"the child's write through its imported VkDeviceMemory (region C)");
+	gpu->ran = m.res[R_GPU_READ] >= 0;
+	gpu->read = m.res[R_GPU_READ] == 1;
+	gpu->write = gpu->ran && fill_check(b.map, REG_E, seed);
+	explain(r, gpu, "the child's vkCmdCopyBuffer of region A",
+		"the child's vkCmdFillBuffer (region E)");
+finish:
+	bye(&c, r);
+close_fd:
+	if (fd >= 0)
+		close(fd);
+free_buf:
+	vk_buf_free(vk, &b);
+done:
+	row_finish(r);
+}
+
+static bool gles_usable(struct probe *p, struct row *r)
+{
+	if (!vk_usable(p, r))
+		return false;
+	if (!p->vk.ext_fd) {
+		appendf(r->why, ERRLEN, "VK_KHR_external_memory_fd not advertised");
+		row_force(r, S_UNSUPPORTED);
+		return false;
+	}
+	if (probe_gl(p) < 0) {
+		appendf(r->why, ERRLEN, "no EGL/GLES context: %s", p->gl_err);
+		row_force(r, S_SKIP);
+		return false;
+	}
+	if (!p->gl.memobj_fd) {
+		appendf(r->why, ERRLEN, "GL_EXT_memory_object_fd not advertised");
+		row_force(r, S_UNSUPPORTED);
+		return false;
+	}
+	if (p->gl.have_uuid && memcmp(p->gl.dev_uuid, p->vk.dev_uuid, 16))
+		appendf(r->note, ERRLEN, "GL_DEVICE_UUID_EXT differs from the Vulkan deviceUUID: an fd import is not legal");
+	return true;
+}
+
+static void persistent_leg(struct row *r, struct leg *l, int rc, const char *err)
+{
+	l->ran = true;
+	l->read = rc == 1;
+	if (rc < 0)
+		appendf(r->note, ERRLEN, "storage backed, but %s: reported apart (DirectGLES needs the persistent map)",
+			err);
+	else if (rc == 0)
+		appendf(r->note, ERRLEN, "PERSISTENT|COHERENT map returned wrong bytes");
+	else
+		appendf(r->note, ERRLEN, "PERSISTENT|COHERENT map read the payload (writes through it not exercised)");
+}
+
+/* T1-gles in one process: can GL import this fd at all? */
+void route_t1_gles_inproc(struct probe *p, struct row *r)
+{
+	struct leg *st = row_leg(r, "glstorage", true);
+	struct leg *gpu = row_leg(r, "gpu", true);
+	struct leg *pm = row_leg(r, "persistent", false);
+	struct vk *vk = &p->vk;
+	VkExternalMemoryProperties ep;
+	uint32_t seed = new_seed();
+	struct gl_import imp;
+	char perr[ERRLEN] = "";
+	uint32_t *tmp;
+	struct vkbuf b;
+	int fd = -1, rc;
+
+	if (!gles_usable(p, r))
+		goto done;
+	tmp = malloc(REGION);
+	if (!tmp) {
+		appendf(r->why, ERRLEN, "malloc -> %s", strerror(errno));
+		goto done;
+	}
+	vk_ext_props(vk, OPAQUE, &ep);
+	if (vk_export_alloc(vk, &b, p->o->size, OPAQUE, r->why) < 0) {
+		export_declined(r, &ep);
+		goto free_tmp;
+	}
+	pat_write(b.map, REG_A, seed, p->o->selftest);
+	if (vk_export_fd(vk, &b, OPAQUE, &fd, r->why) < 0) {
+		export_declined(r, &ep);
+		goto free_buf;
+	}
+	st->ran = true;
+	if (gl_ladder(&p->gl, fd, b.req_size, p->o->size, &imp) < 0) {
+		appendf(r->why, ERRLEN, "every rung refused: %s", imp.ladder);
+		goto close_fd;
+	}
+	appendf(r->note, ERRLEN, "accepted=%s", imp.accepted);
+	if (imp.ladder[0])
+		appendf(r->note, ERRLEN, "ladder: %s", imp.ladder);
+	/* reads before writes */
+	if (gl_read(&p->gl, imp.buf, (size_t)REG_A * REGION, REGION, tmp, r->why) == 0)
+		st->read = pat_check_at(tmp, REG_A, seed);
+	rc = gl_persistent(&p->gl, imp.buf, (size_t)imp.bufsize, seed, perr);
+	persistent_leg(r, pm, rc, perr);
+	pat_expect(tmp, REG_F, seed);
+	if (p->o->selftest == SELFTEST_CORRUPT)
+		tmp[7] ^= 0x100u;
+	if (gl_write(&p->gl, imp.buf, (size_t)REG_F * REGION, REGION, tmp, r->why) == 0)
+		st->write = pat_check(b.map, REG_F, seed);
+	explain(r, st, "GL's copy of region A", "GL's write of region F, read through Vulkan,");
+	gpu->ran = true;
+	rc = vk_gpu_access(vk, &b, REG_F, seed, REG_E, fill_value(seed, p->o->selftest), true, r->why);
+	gpu->read = rc == 1;
+	if (gl_read(&p->gl, imp.buf, (size_t)REG_E * REGION, REGION, tmp, r->why) == 0)
+		gpu->write = fill_check_at(tmp, seed);
+	explain(r, gpu, "Vulkan's GPU copy of GL's write (region F)",
+		"Vulkan's vkCmdFillBuffer (region E) read through GL");
+	gl_import_free(&p->gl, &imp);
+close_fd:
+	close(fd);
+free_buf:
+	vk_buf_free(vk, &b);
+free_tmp:
+	free(tmp);
+done:
+	row_finish(r);
+}
+
+/* T1-gles across the process boundary: the child imports the exported fd into GL. */
+void route_t1_gles_xproc(struct probe *p, struct row *r)
+{
+	struct leg *st = row_leg(r, "glstorage", true);
+	struct leg *gpu = row_leg(r, "gpu", true);
+	struct leg *pm = row_leg(r, "persistent", false);
+	struct child c = { .pid = -1, .sock = -1 };
+	struct vk *vk = &p->vk;
+	VkExternalMemoryProperties ep;
+	uint32_t seed = new_seed();
+	struct vkbuf b;
+	struct msg m;
+	int fd = -1, rc;
+
+	r->has_child = true;
+	if (!gles_usable(p, r))
+		goto done;
+	vk_ext_props(vk, OPAQUE, &ep);
+	if (vk_export_alloc(vk, &b, p->o->size, OPAQUE, r->why) < 0) {
+		export_declined(r, &ep);
+		goto done;
+	}
+	pat_write(b.map, REG_A, seed, p->o->selftest);
+	if (vk_export_fd(vk, &b, OPAQUE, &fd, r->why) < 0) {
+		export_declined(r, &ep);
+		goto free_buf;
+	}
+	if (child_spawn(&c, r->route, r->why) < 0)
+		goto close_fd;
+	hello(&m, p, seed);
+	hello_buf(&m, &b, OPAQUE);
+	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+		goto finish;
+	if (m.res[R_GL_IMPORT] < 0) {
+		appendf(r->why, ERRLEN, "the child has no usable GLES context");
+		goto finish;
+	}
+	st->ran = true;
+	if (m.accepted[0])
+		appendf(r->note, ERRLEN, "accepted=%s", m.accepted);
+	if (m.ladder[0])
+		appendf(m.res[R_GL_IMPORT] == 1 ? r->note : r->why, ERRLEN, "%s%s",
+			m.res[R_GL_IMPORT] == 1 ? "ladder: " : "every rung refused: ", m.ladder);
+	if (m.res[R_GL_IMPORT] != 1)
+		goto finish;
+	st->read = m.res[R_GL_READ] == 1;
+	st->write = pat_check(b.map, REG_D, seed);
+	explain(r, st, "the child's GL copy of region A", "the child's GL write (region D)");
+	pm->ran = true;
+	pm->read = m.res[R_PERSIST] == 1;
+	gpu->ran = true;
+	rc = vk_gpu_access(vk, &b, REG_D, seed, REG_E, fill_value(seed, p->o->selftest), true, r->why);
+	gpu->read = rc == 1;
+	msg_init(&m, MSG_VERIFY);
+	if (exchange(&c, &m, -1, MSG_RESULT, r) == 0)
+		gpu->write = m.res[R_CHECK1] == 1;
+	explain(r, gpu, "Vulkan's GPU copy of the child's GL write (region D)",
+		"Vulkan's vkCmdFillBuffer (region E) read through the child's GL");
+finish:
+	bye(&c, r);
+close_fd:
+	if (fd >= 0)
+		close(fd);
+free_buf:
+	vk_buf_free(vk, &b);
+done:
+	row_finish(r);
+}
+
+static bool host_usable(struct probe *p, struct row *r, VkExternalMemoryProperties *ep)
+{
+	if (!vk_usable(p, r))
+		return false;
+	if (!p->vk.ext_host) {
+		appendf(r->why, ERRLEN, "VK_EXT_external_memory_host not advertised");
+		row_force(r, S_UNSUPPORTED);
+		return false;
+	}
+	vk_ext_props(&p->vk, HOSTALLOC, ep);
+	return true;
+}
+
+static void *memfd_map(const char *name, size_t size, int *fd, char *err)
+{
+	void *map;
+
+	*fd = memfd_create(name, MFD_CLOEXEC);
+	if (*fd < 0) {
+		appendf(err, ERRLEN, "memfd_create -> %s", strerror(errno));
+		return NULL;
+	}
+	if (ftruncate(*fd, (off_t)size) < 0) {
+		appendf(err, ERRLEN, "ftruncate(memfd) -> %s", strerror(errno));
+		goto close_fd;
+	}
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (map == MAP_FAILED) {
+		appendf(err, ERRLEN, "mmap(memfd) -> %s", strerror(errno));
+		goto close_fd;
+	}
+	return map;
+close_fd:
+	close(*fd);
+	*fd = -1;
+	return NULL;
+}
+
+static size_t host_size(const struct vk *vk, uint64_t size)
+{
+	uint64_t a = vk->host_align ? vk->host_align : REGION;
+
+	return (size_t)((size + a - 1) / a * a);
+}
+
+/*
+ * T3-external-memory-host: the importing process (the parent) allocates the
+ * memfd and imports its own pointer; the child maps the same memfd.
+ */
+void route_t3_host(struct probe *p, struct row *r)
+{
+	struct leg *mf = row_leg(r, "memfd", true);
+	struct leg *imp = row_leg(r, "vkimport", true);
+	struct leg *gpu = row_leg(r, "gpu", true);
+	struct child c = { .pid = -1, .sock = -1 };
+	VkExternalMemoryProperties ep;
+	uint32_t seed = new_seed();
+	struct vkbuf hb = { 0 };
+	bool imported;
+	size_t size;
+	struct msg m;
+	void *map;
+	int fd, rc;
+
+	r->has_child = true;
+	if (!host_usable(p, r, &ep))
+		goto done;
+	size = host_size(&p->vk, p->o->size);
+	map = memfd_map("extmem-t3-host", size, &fd, r->why);
+	if (!map)
+		goto done;
+	pat_write(map, REG_A, seed, p->o->selftest);
+	imported = vk_import_host(&p->vk, &hb, map, size, r->why) == 0;
+	if (!imported) {
+		import_declined(r, &ep);
+		if (r->forced)
+			goto unmap;
+	}
+	if (child_spawn(&c, r->route, r->why) < 0)
+		goto free_buf;
+	hello(&m, p, seed);
+	m.size = size;
+	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+		goto finish;
+	mf->ran = m.res[R_RAW_MAP] >= 0;
+	mf->read = m.res[R_RAW_READ] == 1;
+	mf->write = pat_check(map, REG_B, seed);
+	explain(r, mf, "the child's mmap read of region A", "the child's mmap write (region B)");
+	imp->ran = gpu->ran = true;
+	if (imported && hb.map) {
+		imp->read = pat_check(hb.map, REG_B, seed);
+		pat_write(hb.map, REG_C, seed, p->o->selftest);
+	}
+	if (imported) {
+		rc = vk_gpu_access(&p->vk, &hb, REG_B, seed, REG_E, fill_value(seed, p->o->selftest),
+				   true, r->why);
+		gpu->read = rc == 1;
+	}
+	msg_init(&m, MSG_VERIFY);
+	if (exchange(&c, &m, -1, MSG_RESULT, r) == 0) {
+		imp->write = imported && hb.map && m.res[R_CHECK1] == 1;
+		gpu->write = imported && m.res[R_CHECK2] == 1;
+	}
+	explain(r, imp, "the imported host pointer's view of the child's write (region B)",
+		"a write through the imported VkDeviceMemory (region C), in the child's mmap,");
+	explain(r, gpu, "vkCmdCopyBuffer of the child's write (region B)",
+		"vkCmdFillBuffer (region E), in the child's mmap,");
+finish:
+	bye(&c, r);
+free_buf:
+	vk_buf_free(&p->vk, &hb);
+unmap:
+	munmap(map, size);
+	close(fd);
+done:
+	row_finish(r);
+}
+
+/*
+ * T3-client-memfd-server-import: the client (the parent) allocates and
+ * writes the memfd; the server (the child) maps it, imports the pointer,
+ * reads, writes back and takes a GPU access on the client's memory.
+ */
+void route_t3_client(struct probe *p, struct row *r)
+{
+	struct leg *mf = row_leg(r, "memfd", true);
+	struct leg *imp = row_leg(r, "vkimport", true);
+	struct leg *gpu = row_leg(r, "gpu", true);
+	struct child c = { .pid = -1, .sock = -1 };
+	VkExternalMemoryProperties ep;
+	uint32_t seed = new_seed();
+	size_t size;
+	struct msg m;
+	void *map;
+	int fd;
+
+	r->has_child = true;
+	if (!host_usable(p, r, &ep))
+		goto done;
+	size = host_size(&p->vk, p->o->size);
+	map = memfd_map("extmem-t3-client", size, &fd, r->why);
+	if (!map)
+		goto done;
+	pat_write(map, REG_A, seed, p->o->selftest);
+	if (child_spawn(&c, r->route, r->why) < 0)
+		goto unmap;
+	hello(&m, p, seed);
+	m.size = size;
+	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+		goto finish;
+	mf->ran = m.res[R_RAW_MAP] >= 0;
+	mf->read = m.res[R_RAW_READ] == 1;
+	mf->write = m.res[R_RAW_MAP] == 1 && pat_check(map, REG_C, seed);
+	explain(r, mf, "the server's mmap read of region A", "the server's mmap write (region C)");
+	imp->ran = m.res[R_VK_IMPORT] >= 0;
+	imp->read = m.res[R_VK_READ] == 1;
+	imp->write = m.res[R_VK_IMPORT] == 1 && pat_check(map, REG_B, seed);
+	if (m.res[R_VK_IMPORT] == 0)
+		import_declined(r, &ep);
+	explain(r, imp, "the server's imported view of region A",
+		"the server's write through its imported VkDeviceMemory (region B)");
+	gpu->ran = m.res[R_GPU_READ] >= 0;
+	gpu->read = m.res[R_GPU_READ] == 1;
+	gpu->write = gpu->ran && fill_check(map, REG_E, seed);
+	explain(r, gpu, "the server's vkCmdCopyBuffer of region A",
+		"the server's vkCmdFillBuffer (region E)");
+finish:
+	bye(&c, r);
+unmap:
+	munmap(map, size);
+	close(fd);
+done:
+	row_finish(r);
+}
+
+/* ------------------------------------------------------------------- child */
+
+static void wait_bye(int sock)
+{
+	struct msg m;
+
+	while (msg_recv(sock, &m, NULL) == 0 && m.op != MSG_BYE)
+		;
+}
+
+static int reply(int sock, struct msg *m)
+{
+	if (msg_send(sock, m, -1) < 0) {
+		fprintf(stderr, "extmem-probe child: sendmsg -> %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static bool uuid_note(const struct vk *vk, const struct msg *h, struct msg *rep)
+{
+	char a[33], b[33];
+
+	if (!memcmp(vk->dev_uuid, h->dev_uuid, 16) && !memcmp(vk->drv_uuid, h->drv_uuid, 16))
+		return true;
+	hexstr(vk->dev_uuid, 16, a);
+	hexstr(h->dev_uuid, 16, b);
+	appendf(rep->note, ERRLEN, "the child's device/driver UUID differs (device %s vs %s)", a, b);
+	return false;
+}
+
+/* what the exported fd is: a memfd, a dma-buf, a driver device node */
+static void describe_fd(int fd, struct msg *rep)
+{
+	char path[64], target[256];
+	uint64_t size;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		snprintf(target, sizeof(target), "? (readlink: %s)", strerror(errno));
+	else
+		target[n] = 0;
+	if (fd_size(fd, &size) == 0)
+		appendf(rep->note, ERRLEN, "fd -> %s, %llu bytes", target, (unsigned long long)size);
+	else
+		appendf(rep->note, ERRLEN, "fd -> %s, no size (lseek: %s)", target, strerror(errno));
+}
+
+static int child_t1(int sock, const struct msg *h, int fd)
+{
+	const bool silent = h->selftest == SELFTEST_SILENT;
+	struct vkbuf b = { 0 };
+	struct msg rep;
+	struct vk vk;
+	bool vk_ok, imported = false;
+	void *raw = MAP_FAILED;
+	size_t rawlen = (size_t)h->alloc_size, base = 0;
+	uint64_t fsz;
+	int vfd, rc;
+
+	msg_init(&rep, MSG_REPORT);
+	describe_fd(fd, &rep);
+	/* (a) the plain mmap of the fd, read only for now */
+	if (fd_size(fd, &fsz) == 0)
+		rawlen = (size_t)fsz;
+	raw = mmap(NULL, rawlen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (raw == MAP_FAILED) {
+		rep.res[R_RAW_MAP] = 0;
+		appendf(rep.note, ERRLEN, "mmap(exported fd) -> %s", strerror(errno));
+	} else {
+		rep.res[R_RAW_MAP] = 1;
+		rep.res[R_RAW_READ] = pat_check(raw, REG_A, h->seed);
+		if (rep.res[R_RAW_READ] == 1) {
+			rep.payload_at = 0;
+		} else {
+			rep.payload_at = payload_scan(raw, rawlen, h->seed);
+			if (rep.payload_at < 0)
+				appendf(rep.note, ERRLEN, "payloadAt=none (scanned %zu bytes)", rawlen);
+			else
+				base = (size_t)rep.payload_at;
+		}
+	}
+	/* (b) the import into the child's own VkDeviceMemory, read only for now */
+	vk_ok = vk_open(&vk, rep.text) == 0;
+	if (vk_ok) {
+		uuid_note(&vk, h, &rep);
+		vfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		rc = vfd < 0 ? -1 : vk_import_fd(&vk, &b, h->size, h->handle_type, &vfd, h->alloc_size,
+						  h->mem_type, h->dedicated, rep.text);
+		if (vfd >= 0)
+			close(vfd);
+		imported = rc == 0 && b.map;
+		if (rc == 0 && !b.map)
+			appendf(rep.text, ERRLEN, "imported memory type %u is not HOST_VISIBLE", b.type);
+		rep.res[R_VK_IMPORT] = imported;
+		if (imported)
+			rep.res[R_VK_READ] = pat_check(b.map, REG_A, h->seed);
+	}
+	/* then the writes, each into its own region */
+	if (!silent && raw != MAP_FAILED && base + (REG_B + 1) * (size_t)REGION <= rawlen)
+		pat_write((char *)raw + base, REG_B, h->seed, h->selftest);
+	if (!silent && imported)
+		pat_write(b.map, REG_C, h->seed, h->selftest);
+	if (imported) {
+		rc = vk_gpu_access(&vk, &b, REG_A, h->seed, REG_E, fill_value(h->seed, h->selftest),
+				   !silent, rep.text);
+		rep.res[R_GPU_READ] = rc == 1;
+	}
+	rc = reply(sock, &rep);
+	if (rc == 0)
+		wait_bye(sock);
+	if (raw != MAP_FAILED)
+		munmap(raw, rawlen);
+	if (vk_ok) {
+		vk_buf_free(&vk, &b);
+		vk_close(&vk);
+	}
+	return rc < 0;
+}
+
+static int child_gles(int sock, const struct msg *h, int fd)
+{
+	const bool silent = h->selftest == SELFTEST_SILENT;
+	struct gl_import imp = { 0 };
+	char perr[ERRLEN] = "";
+	uint32_t *tmp = NULL;
+	struct msg rep, m;
+	struct gl gl;
+	bool gl_ok;
+	int rc = -1;
+
+	msg_init(&rep, MSG_REPORT);
+	tmp = malloc(REGION);
+	gl_ok = tmp && gl_open(&gl, rep.text) == 0;
+	if (!gl_ok || !gl.memobj_fd) {
+		if (gl_ok)
+			appendf(rep.text, ERRLEN, "GL_EXT_memory_object_fd not advertised");
+		goto report;
+	}
+	if (gl.have_uuid && memcmp(gl.dev_uuid, h->dev_uuid, 16))
+		appendf(rep.note, ERRLEN, "GL_DEVICE_UUID_EXT differs from the exporter's deviceUUID");
+	rep.res[R_GL_IMPORT] = gl_ladder(&gl, fd, h->req_size, h->size, &imp) == 0;
+	snprintf(rep.accepted, sizeof(rep.accepted), "%s", imp.accepted);
+	snprintf(rep.ladder, sizeof(rep.ladder), "%s", imp.ladder);
+	if (rep.res[R_GL_IMPORT] != 1)
+		goto report;
+	if (gl_read(&gl, imp.buf, (size_t)REG_A * REGION, REGION, tmp, rep.text) == 0)
+		rep.res[R_GL_READ] = pat_check_at(tmp, REG_A, h->seed);
+	rep.res[R_PERSIST] = gl_persistent(&gl, imp.buf, (size_t)imp.bufsize, h->seed, perr) == 1;
+	if (perr[0])
+		appendf(rep.note, ERRLEN, "storage backed, but %s: reported apart (DirectGLES needs the persistent map)",
+			perr);
+	if (!silent) {
+		pat_expect(tmp, REG_D, h->seed);
+		if (h->selftest == SELFTEST_CORRUPT)
+			tmp[7] ^= 0x100u;
+		gl_write(&gl, imp.buf, (size_t)REG_D * REGION, REGION, tmp, rep.text);
+	}
+report:
+	if (reply(sock, &rep) < 0)
+		goto close_gl;
+	/* the parent's GPU fill, read back through GL */
+	while (msg_recv(sock, &m, NULL) == 0 && m.op == MSG_VERIFY) {
+		msg_init(&rep, MSG_RESULT);
+		if (imp.buf && gl_read(&gl, imp.buf, (size_t)REG_E * REGION, REGION, tmp, rep.text) == 0)
+			rep.res[R_CHECK1] = fill_check_at(tmp, h->seed);
+		if (reply(sock, &rep) < 0)
+			goto close_gl;
+	}
+	rc = 0;
+close_gl:
+	if (gl_ok) {
+		gl_import_free(&gl, &imp);
+		gl_close(&gl);
+	}
+	free(tmp);
+	return rc < 0;
+}
+
+static int child_t3_host(int sock, const struct msg *h, int fd)
+{
+	struct msg rep, m;
+	void *map;
+	int rc = -1;
+
+	msg_init(&rep, MSG_REPORT);
+	map = mmap(NULL, (size_t)h->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rep.res[R_RAW_MAP] = 0;
+		appendf(rep.text, ERRLEN, "mmap(memfd) -> %s", strerror(errno));
+	} else {
+		rep.res[R_RAW_MAP] = 1;
+		rep.res[R_RAW_READ] = pat_check(map, REG_A, h->seed);
+		if (h->selftest != SELFTEST_SILENT)
+			pat_write(map, REG_B, h->seed, h->selftest);
+	}
+	if (reply(sock, &rep) < 0)
+		goto unmap;
+	while (msg_recv(sock, &m, NULL) == 0 && m.op == MSG_VERIFY) {
+		msg_init(&rep, MSG_RESULT);
+		if (map != MAP_FAILED) {
+			rep.res[R_CHECK1] = pat_check(map, REG_C, h->seed);
+			rep.res[R_CHECK2] = fill_check(map, REG_E, h->seed);
+		}
+		if (reply(sock, &rep) < 0)
+			goto unmap;
+	}
+	rc = 0;
+unmap:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)h->size);
+	return rc < 0;
+}
+
+static int child_t3_client(int sock, const struct msg *h, int fd)
+{
+	const bool silent = h->selftest == SELFTEST_SILENT;
+	struct vkbuf b = { 0 };
+	struct msg rep;
+	struct vk vk;
+	bool vk_ok = false, imported = false;
+	void *map;
+	int rc;
+
+	msg_init(&rep, MSG_REPORT);
+	map = mmap(NULL, (size_t)h->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		rep.res[R_RAW_MAP] = 0;
+		appendf(rep.text, ERRLEN, "mmap(memfd) -> %s", strerror(errno));
+		goto report;
+	}
+	rep.res[R_RAW_MAP] = 1;
+	rep.res[R_RAW_READ] = pat_check(map, REG_A, h->seed);
+	vk_ok = vk_open(&vk, rep.text) == 0;
+	if (vk_ok) {
+		imported = vk_import_host(&vk, &b, map, h->size, rep.text) == 0;
+		rep.res[R_VK_IMPORT] = imported && b.map;
+		if (imported && !b.map)
+			appendf(rep.text, ERRLEN, "imported host memory type %u is not HOST_VISIBLE", b.type);
+		if (imported && b.map)
+			rep.res[R_VK_READ] = pat_check(b.map, REG_A, h->seed);
+	}
+	if (!silent) {
+		pat_write(map, REG_C, h->seed, h->selftest);
+		if (imported && b.map)
+			pat_write(b.map, REG_B, h->seed, h->selftest);
+	}
+	if (imported) {
+		rc = vk_gpu_access(&vk, &b, REG_A, h->seed, REG_E, fill_value(h->seed, h->selftest),
+				   !silent, rep.text);
+		rep.res[R_GPU_READ] = rc == 1;
+	}
+report:
+	rc = reply(sock, &rep);
+	if (rc == 0)
+		wait_bye(sock);
+	if (vk_ok) {
+		vk_buf_free(&vk, &b);
+		vk_close(&vk);
+	}
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)h->size);
+	return rc < 0;
+}
+
+int child_main(const char *route, int sock)
+{
+	struct msg h;
+	int fd = -1, rc;
+
+	sock_timeout(sock);
+	if (msg_recv(sock, &h, &fd) < 0) {
+		fprintf(stderr, "extmem-probe child %s: recvmsg(HELLO) -> %s\n", route, strerror(errno));
+		return 1;
+	}
+	if (h.op != MSG_HELLO || h.size < MIN_SIZE || h.size > (1ull << 34)) {
+		fprintf(stderr, "extmem-probe child %s: bad HELLO (op %u size %llu)\n", route, h.op,
+			(unsigned long long)h.size);
+		rc = 1;
+		goto close_fd;
+	}
+	if (fd < 0 && strncmp(route, "T0-", 3)) {
+		fprintf(stderr, "extmem-probe child %s: HELLO without an fd\n", route);
+		rc = 1;
+		goto close_fd;
+	}
+	if (!strncmp(route, "T1-gles-", 8))
+		rc = child_gles(sock, &h, fd);
+	else if (!strncmp(route, "T1-", 3))
+		rc = child_t1(sock, &h, fd);
+	else if (!strcmp(route, "T3-external-memory-host"))
+		rc = child_t3_host(sock, &h, fd);
+	else if (!strcmp(route, "T3-client-memfd-server-import"))
+		rc = child_t3_client(sock, &h, fd);
+#ifdef __ANDROID__
+	else if (!strncmp(route, "T0-", 3))
+		rc = child_t0(sock);
+#endif
+	else {
+		fprintf(stderr, "extmem-probe child: unknown route %s\n", route);
+		rc = 1;
+	}
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
