@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +591,63 @@ static bool uuid_note(const struct vk *vk, const struct msg *h, struct msg *rep)
 	return false;
 }
 
+/*
+ * A driver fd that mmap() accepts may still fault on first touch (a device
+ * node, a handle with no pages behind it): touch it under a SIGBUS/SIGSEGV
+ * guard, so the leg reads "no" instead of the child dying.
+ */
+static sigjmp_buf fault_jmp;
+static volatile sig_atomic_t fault_armed;
+
+static void on_fault(int sig)
+{
+	if (fault_armed)
+		siglongjmp(fault_jmp, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+struct raw_job {
+	void *raw;
+	size_t len, base;
+	uint32_t seed;
+	enum selftest st;
+	bool write;
+	int match;
+	long payload_at;
+};
+
+static void raw_touch(struct raw_job *j)
+{
+	if (j->write) {
+		if (j->base + (REG_B + 1) * (size_t)REGION <= j->len)
+			pat_write((char *)j->raw + j->base, REG_B, j->seed, j->st);
+		return;
+	}
+	j->match = pat_check(j->raw, REG_A, j->seed);
+	j->payload_at = j->match ? 0 : payload_scan(j->raw, j->len, j->seed);
+}
+
+/* 0 done, or the signal number that interrupted it */
+static int guarded(struct raw_job *j)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old_bus, old_segv;
+	int sig;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old_bus);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sig = sigsetjmp(fault_jmp, 1);
+	if (sig == 0) {
+		fault_armed = 1;
+		raw_touch(j);
+	}
+	fault_armed = 0;
+	sigaction(SIGBUS, &old_bus, NULL);
+	sigaction(SIGSEGV, &old_segv, NULL);
+	return sig;
+}
+
 /* what the exported fd is: a memfd, a dma-buf, a driver device node */
 static void describe_fd(int fd, struct msg *rep)
 {
@@ -614,11 +673,11 @@ static int child_t1(int sock, const struct msg *h, int fd)
 	struct vkbuf b = { 0 };
 	struct msg rep;
 	struct vk vk;
-	bool vk_ok, imported = false;
+	bool vk_ok, imported = false, raw_ok = true;
 	void *raw = MAP_FAILED;
 	size_t rawlen = (size_t)h->alloc_size, base = 0;
 	uint64_t fsz;
-	int vfd, rc;
+	int vfd, rc, sig;
 
 	msg_init(&rep, MSG_REPORT);
 	describe_fd(fd, &rep);
@@ -630,16 +689,21 @@ static int child_t1(int sock, const struct msg *h, int fd)
 		rep.res[R_RAW_MAP] = 0;
 		appendf(rep.note, ERRLEN, "mmap(exported fd) -> %s", strerror(errno));
 	} else {
+		struct raw_job j = { .raw = raw, .len = rawlen, .seed = h->seed };
+
 		rep.res[R_RAW_MAP] = 1;
-		rep.res[R_RAW_READ] = pat_check(raw, REG_A, h->seed);
-		if (rep.res[R_RAW_READ] == 1) {
-			rep.payload_at = 0;
+		sig = guarded(&j);
+		if (sig) {
+			appendf(rep.note, ERRLEN, "reading the mmap of the exported fd -> %s", strsignal(sig));
+			rep.res[R_RAW_READ] = 0;
+			raw_ok = false;
 		} else {
-			rep.payload_at = payload_scan(raw, rawlen, h->seed);
-			if (rep.payload_at < 0)
+			rep.res[R_RAW_READ] = j.match;
+			rep.payload_at = j.payload_at;
+			if (j.payload_at < 0)
 				appendf(rep.note, ERRLEN, "payloadAt=none (scanned %zu bytes)", rawlen);
 			else
-				base = (size_t)rep.payload_at;
+				base = (size_t)j.payload_at;
 		}
 	}
 	/* (b) the import into the child's own VkDeviceMemory, read only for now */
@@ -659,8 +723,14 @@ static int child_t1(int sock, const struct msg *h, int fd)
 			rep.res[R_VK_READ] = pat_check(b.map, REG_A, h->seed);
 	}
 	/* then the writes, each into its own region */
-	if (!silent && raw != MAP_FAILED && base + (REG_B + 1) * (size_t)REGION <= rawlen)
-		pat_write((char *)raw + base, REG_B, h->seed, h->selftest);
+	if (!silent && raw != MAP_FAILED && raw_ok) {
+		struct raw_job j = { .raw = raw, .len = rawlen, .base = base, .seed = h->seed,
+				     .st = h->selftest, .write = true };
+
+		sig = guarded(&j);
+		if (sig)
+			appendf(rep.note, ERRLEN, "writing the mmap of the exported fd -> %s", strsignal(sig));
+	}
 	if (!silent && imported)
 		pat_write(b.map, REG_C, h->seed, h->selftest);
 	if (imported) {
