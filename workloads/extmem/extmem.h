@@ -99,6 +99,7 @@ uint32_t fill_value(uint32_t seed, enum selftest st);
 long payload_scan(const void *base, size_t len, uint32_t seed);
 uint32_t new_seed(void);
 int fd_size(int fd, uint64_t *size);
+int memfd(const char *name);
 
 /* ---- Vulkan (vk.c) ---- */
 #define BUF_USAGE (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
@@ -211,7 +212,7 @@ enum msg_op { MSG_HELLO = 1, MSG_REPORT, MSG_VERIFY, MSG_RESULT, MSG_BYE };
 /* indices into msg.res: what the child saw, 1 = matched, 0 = mismatch, -1 = not run */
 enum child_res {
 	R_RAW_MAP, R_RAW_READ, R_VK_IMPORT, R_VK_READ, R_GPU_READ, R_GL_IMPORT, R_GL_READ,
-	R_PERSIST, R_CHECK1, R_CHECK2, R_CHECK3, NRES
+	R_PERSIST, R_CHECK1, R_CHECK2, R_CHECK3, R_CHECK4, NRES
 };
 
 struct msg {
@@ -261,7 +262,7 @@ void route_t3_client(struct probe *p, struct row *r);
 int child_main(const char *route, int sock);
 #ifdef __ANDROID__
 void route_t0(struct probe *p, struct row *r);
-int child_t0(int sock);
+int child_t0(int sock, const struct msg *h);
 #endif
 
 #endif

@@ -266,13 +266,15 @@ delete_mo:
 
 /*
  * The ladder: {dedicated} x {import size = VkMemoryRequirements::size, the
- * fd's own size} x {buffer size = payload, payload-64, payload-4096}; the
- * first rung the driver accepts wins, every refused one is named.
+ * fd's own size} x {buffer size = payload, payload-8, payload-64,
+ * payload-4096}; the first rung the driver accepts wins, every refused one is
+ * named.  llvmpipe (Mesa 22.3) refuses a buffer that is not at least 8 bytes
+ * smaller than the memory object: GL_OUT_OF_MEMORY.
  */
 int gl_ladder(struct gl *gl, int fd, uint64_t req_size, uint64_t payload, struct gl_import *imp)
 {
 	static const struct { const char *name; uint64_t less; } bs[] = {
-		{ "size", 0 }, { "size-64", 64 }, { "size-4096", REGION },
+		{ "size", 0 }, { "size-8", 8 }, { "size-64", 64 }, { "size-4096", REGION },
 	};
 	uint64_t fdsz = 0;
 	bool have_fdsz = fd_size(fd, &fdsz) == 0;

@@ -188,7 +188,8 @@ void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row
 		appendf(raw->decisive ? r->why : r->note, ERRLEN,
 			"payloadAt=%lld: the fd maps, but its offset 0 is not the allocation's base",
 			(long long)m.payload_at);
-	explain(r, raw, "the child's mmap read of region A", "the child's mmap write (region B)");
+	if (m.res[R_RAW_MAP] == 1)
+		explain(r, raw, "the child's mmap read of region A", "the child's mmap write (region B)");
 	imp->ran = m.res[R_VK_IMPORT] >= 0;
 	imp->read = m.res[R_VK_READ] == 1;
 	imp->write = m.res[R_VK_IMPORT] == 1 && pat_check(b.map, REG_C, seed);
@@ -402,7 +403,7 @@ static void *memfd_map(const char *name, size_t size, int *fd, char *err)
 {
 	void *map;
 
-	*fd = memfd_create(name, MFD_CLOEXEC);
+	*fd = memfd(name);
 	if (*fd < 0) {
 		appendf(err, ERRLEN, "memfd_create -> %s", strerror(errno));
 		return NULL;
@@ -926,7 +927,7 @@ int child_main(const char *route, int sock)
 		rc = child_t3_client(sock, &h, fd);
 #ifdef __ANDROID__
 	else if (!strncmp(route, "T0-", 3))
-		rc = child_t0(sock);
+		rc = child_t0(sock, &h);
 #endif
 	else {
 		fprintf(stderr, "extmem-probe child: unknown route %s\n", route);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -237,4 +239,14 @@ int fd_size(int fd, uint64_t *size)
 	}
 	*size = (uint64_t)end;
 	return 0;
+}
+
+/* memfd_create(2); bionic has the wrapper from API 30 only */
+int memfd(const char *name)
+{
+#if defined(__ANDROID__) && __ANDROID_API__ < 30
+	return (int)syscall(__NR_memfd_create, name, MFD_CLOEXEC);
+#else
+	return memfd_create(name, MFD_CLOEXEC);
+#endif
 }
