@@ -48,6 +48,7 @@ struct opts {
 	int iterations;
 	bool json;
 	enum selftest selftest;
+	bool only_t0;
 };
 
 /* ---- verdicts ---- */

@@ -97,7 +97,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, const char **child)
 			}
 			o->size = v;
 			break;
-		case O_T0: o->routes |= ROUTE_T0; break;
+		case O_T0: o->routes |= ROUTE_T0; o->only_t0 = true; break;
 		case O_T1: o->routes |= ROUTE_T1; break;
 		case O_T3: o->routes |= ROUTE_T3; break;
 		case O_GLES: o->routes |= ROUTE_GLES; break;
@@ -471,6 +471,10 @@ static int run_tiers(struct probe *p, struct rows *rs, int it)
 #ifdef __ANDROID__
 	if (rt & ROUTE_T0)
 		ROW("T0-ahardwarebuffer", route_t0(p, r));
+#else
+	if (p->o->only_t0)	/* asked for by name: say why there is no T0 here */
+		ROW("T0-ahardwarebuffer", (appendf(r->why, ERRLEN, "T0 is compiled only for Android"),
+					   row_force(r, S_SKIP), row_finish(r)));
 #endif
 	if (rt & ROUTE_T1) {
 		ROW("T1-opaque-fd", route_t1(p, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, r));
