@@ -83,6 +83,14 @@ $(O)/tests/tools/%: $(O)/tests/tools/%.o $(O)/libmmlock.a
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
+# The extmem probe (Vulkan, EGL, GLES) is a binary of its own beside mmlock,
+# built where those libraries are installed (scripts/install-deps.sh gpu).
+ifeq ($(shell pkg-config --exists vulkan egl glesv2 2>/dev/null && echo yes),yes)
+all: $(O)/extmem-probe
+endif
+$(O)/extmem-probe: $(wildcard workloads/extmem/*.c workloads/extmem/*.h workloads/extmem/Makefile)
+	$(Q)$(MAKE) -s -C workloads/extmem O=$(abspath $(O)) V=$(V) SAN=$(SAN)
+
 # The workloads report the flags they were built with (the seed's contract).
 BUILD_FLAGS := $(CC) $(filter-out -D% -I%,$(CFLAGS))
 $(O)/workloads/cmd-workload.o: CFLAGS += -DMMLOCK_BUILD_CFLAGS='"$(BUILD_FLAGS)"'

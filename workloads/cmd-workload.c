@@ -24,6 +24,7 @@ const struct workload *const workloads[] = {
 	&wl_mmap_churn,
 	&wl_maps_reader,
 	&wl_reclaim,
+	&wl_extmem,
 	NULL
 };
 

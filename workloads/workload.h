@@ -50,6 +50,7 @@ extern const struct workload wl_fork_fault;
 extern const struct workload wl_mmap_churn;
 extern const struct workload wl_maps_reader;
 extern const struct workload wl_reclaim;
+extern const struct workload wl_extmem;
 
 const struct workload *workload_find(const char *name);
 extern const struct workload *const workloads[];
