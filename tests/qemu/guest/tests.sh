@@ -219,6 +219,7 @@ policy() {
 	sysctl_set 0 0
 	diag "$(cat $W/$1.out)"
 	diag "$1: $(wc -l < $W/$1.ev) events; per event: $(awk '{print $1}' $W/$1.ev | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
+	diag "$1: vma_start_write_begin callers of the faulter: $(awk -v t="$tgid" '$1 == "vma_start_write_begin" && index($0, " tgid=" t " ") { for (i = 2; i <= NF; i++) if ($i ~ /^caller=/) { c = substr($i, 8); sub(/\+.*/, "", c); n[c]++ } } END { for (c in n) printf "%s=%d ", c, n[c] }' $W/$1.ev)"
 	if [ "$lost" -ne 0 ]; then notok "$1: trace lost no events" "$(grep 'LOST' $W/$1.trace | head -3)"; fi
 	annotate $W/$1.ev > $W/$1.ann
 }
@@ -268,10 +269,19 @@ evcheck "stock: vma_start_write_begin fields (mprotect on the faulted VMA)" $E v
 	'mine() && f["vm_start"] == vm_start && f["caller"] ~ /mprotect/' \
 	'common() && isptr(f["vma"]) && f["vm_end"] == vm_end && hex(f["flags"]) > 0 && f["anon"] == 0 &&
 	f["dev"] == dev && f["ino"] == ino && '"$(SYM caller)"' && hex(f["user_pc"]) > 0' 2
-evcheck "stock: vma_start_write_begin from fork (dup_mmap)" $E vma_start_write_begin \
-	'mine() && f["caller"] ~ /^dup_mmap\+/' 'common() && '"$(BOOL anon)"' && '"$(SYM caller)" 1
-evcheck "stock: vma_start_write_begin from munmap of the faulted VMA" $E vma_start_write_begin \
-	'mine() && f["ino"] == ino && f["caller"] !~ /mprotect|dup_mmap/' 'common() && '"$(SYM caller)" 1
+# dup_mmap() is static and inlined into copy_process() in this config
+evcheck "stock: vma_start_write_begin from fork (dup_mmap, anon and file VMAs)" $E vma_start_write_begin \
+	'mine() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)\+/' \
+	'common() && '"$(BOOL anon)"' && '"$(SYM caller)"' && (f["anon"] == 1 || f["ino"] > 0)' 4
+evcheck "stock: fork write-locks the faulted VMA" $E vma_start_write_begin \
+	'ours() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)\+/' \
+	'f["vm_start"] == vm_start && f["vm_end"] == vm_end && f["anon"] == 0' 1
+evcheck "stock: munmap of the upper half splits the faulted VMA (__split_vma)" $E vma_start_write_begin \
+	'ours() && f["caller"] ~ /^(__split_vma|split_vma|vma_prepare)\+/ && f["vm_end"] == vm_end' \
+	'f["vm_start"] == vm_start' 1
+evcheck "stock: munmap of the rest write-locks it (vms_gather_munmap_vmas)" $E vma_start_write_begin \
+	'ours() && f["caller"] ~ /^(vms_gather_munmap_vmas|do_vmi_align_munmap|do_vmi_munmap)\+/' \
+	'f["vm_start"] == vm_start && hex(f["vm_end"]) < hex(vm_end)' 1
 evcheck "stock: vma_start_write_done fields" $E vma_start_write_done \
 	'mine()' 'common() && isptr(f["vma"]) && hex(f["vm_end"]) > hex(f["vm_start"])' 2
 nb=$(grep -c "^vma_start_write_begin .*tgid=$tgid " $E); nd=$(grep -c "^vma_start_write_done .*tgid=$tgid " $E)
