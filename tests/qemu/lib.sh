@@ -96,10 +96,11 @@ qemu_disk() {
 # serial console in LOG.  Returns QEMU's status (124 on timeout).
 qemu_boot() {
 	local kernel=$1 initrd=$2 disk=$3 log=$4 mode=$5 rc
-	local timeout=${MMLOCK_QEMU_TIMEOUT:-900} accel=${MMLOCK_QEMU_ACCEL:-tcg}
+	local timeout=${MMLOCK_QEMU_TIMEOUT:-900} accel=${MMLOCK_QEMU_ACCEL:-tcg} cpu=max
+	[ "$accel" = kvm ] && cpu=host
 	local drive="file=$disk,format=raw,if=none,id=data,cache=none,aio=threads"
 	[ -n "${MMLOCK_QEMU_IOPS:-}" ] && drive="$drive,throttling.iops-total=$MMLOCK_QEMU_IOPS"
-	timeout -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu max -smp 4 -m 2G \
+	timeout -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp 4 -m 2G \
 		-nographic -no-reboot -nodefaults -serial stdio \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 mmlock.mode=$mode mmlock.delay_ms=${MMLOCK_DELAY_MS:-50} ${MMLOCK_QEMU_APPEND:-}" \
