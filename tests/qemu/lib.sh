@@ -6,7 +6,7 @@
 # $QSTATE (persistent build outputs under $O/qemu).
 #
 # Environment: O (build folder, default build), MMLOCK_QEMU_TIMEOUT (seconds
-# per boot, default 900), MMLOCK_QEMU_ACCEL (default tcg), MMLOCK_QEMU_IOPS
+# per boot, default 600), MMLOCK_QEMU_ACCEL (default tcg), MMLOCK_QEMU_IOPS
 # (QEMU throttling.iops-total on the data disk, default off),
 # MMLOCK_DELAY_MS (dm-delay read delay in the guest, default 50),
 # MMLOCK_QEMU_APPEND (more kernel command line).
@@ -96,7 +96,7 @@ qemu_disk() {
 # serial console in LOG.  Returns QEMU's status (124 on timeout).
 qemu_boot() {
 	local kernel=$1 initrd=$2 disk=$3 log=$4 mode=$5 rc
-	local timeout=${MMLOCK_QEMU_TIMEOUT:-900} accel=${MMLOCK_QEMU_ACCEL:-tcg} cpu=max
+	local timeout=${MMLOCK_QEMU_TIMEOUT:-600} accel=${MMLOCK_QEMU_ACCEL:-tcg} cpu=max
 	[ "$accel" = kvm ] && cpu=host
 	local drive="file=$disk,format=raw,if=none,id=data,cache=none,aio=threads"
 	[ -n "${MMLOCK_QEMU_IOPS:-}" ] && drive="$drive,throttling.iops-total=$MMLOCK_QEMU_IOPS"
@@ -133,7 +133,7 @@ qemu_report() {
 	if grep -aq 'MMLOCK-END' "$log"; then
 		echo "ok - $v: guest finished and powered off (no panic, no hang)"
 	elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-		echo "not ok - $v: guest hung: no MMLOCK-END within ${MMLOCK_QEMU_TIMEOUT:-900}s"
+		echo "not ok - $v: guest hung: no MMLOCK-END within ${MMLOCK_QEMU_TIMEOUT:-600}s"
 		tail -n 40 "$log" | sed 's/^/# console: /'
 		bad=1
 	else

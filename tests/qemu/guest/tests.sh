@@ -108,7 +108,8 @@ trace_run() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	echo 1 > $I/tracing_on
-	faulter -r 2 -s 1024 -m 16 $DATA > $W/$name.out 2> $W/$name.err
+	# a workload that hangs fails its test instead of the whole boot
+	timeout 300 faulter -r 2 -s 1024 -m 16 $DATA > $W/$name.out 2> $W/$name.err
 	frc=$?
 	echo 0 > $I/tracing_on
 	echo > $I/set_event

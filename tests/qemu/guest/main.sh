@@ -1,0 +1,51 @@
+#!/bin/sh
+# The main job inside the guest (busybox sh): every workload under the three
+# fault policies with `mmlock run`, files on the slow disk, then the summaries
+# (not the traces) sent back over the serial console as a base64 tar between
+# MMLOCK-R-BEGIN / MMLOCK-R-END, which scripts/main-job and tests/qemu/run
+# unpack on the host.
+#
+# Kernel command line: mmlock.delay_ms=N (dm-delay per read, default 50),
+# mmlock.duration=TIME (per workload and policy, default 4s),
+# mmlock.workloads=a,b,c (default: every trace workload).
+set -u
+DELAY_MS=50
+DURATION=4s
+WORKLOADS="vma-contention,fork-fault,mmap-churn,maps-reader"
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	mmlock.delay_ms=*) DELAY_MS=${arg#mmlock.delay_ms=} ;;
+	mmlock.duration=*) DURATION=${arg#mmlock.duration=} ;;
+	mmlock.workloads=*) WORKLOADS=${arg#mmlock.workloads=} ;;
+	esac
+done
+R=/tmp/results
+
+echo "MMLOCK-M: main job: $WORKLOADS for $DURATION each, dm-delay $DELAY_MS ms"
+mkdir -p /mnt/slow $R
+# dmdelay (tests/qemu/guest/dmdelay.c) may already have made it (tests.sh)
+[ -e /dev/mapper/slow ] || dmdelay slow /dev/vda "$DELAY_MS" 0 >/dev/null
+mountpoint -q /mnt/slow || mount -t ext4 /dev/mapper/slow /mnt/slow || {
+	echo "MMLOCK-M: cannot mount the slow disk read-write"
+	exit 1
+}
+mkdir -p /mnt/slow/work
+
+# The writer of vma-contention runs above the readers' priority (nice -10 vs
+# 0): its Type-A pairs under no-retry are Type-C on purpose.
+mmlock run -o $R -d "$DURATION" -D /mnt/slow/work --kernel "$(uname -r)" \
+	-a 'vma-contention:--writer-nice -10 --readers 3 --pages 1024' \
+	-a 'fork-fault:--pages 1024' -a 'mmap-churn:--pages 1024' \
+	$(echo "$WORKLOADS" | tr ',' ' ') 2>&1 | sed 's/^/MMLOCK-M: /'
+
+# the table again, whole, for the console
+mmlock compare $R >/tmp/compare.txt 2>&1
+sed 's/^/MMLOCK-M: /' /tmp/compare.txt
+find $R -name trace -type d | while read -r d; do
+	# keep trace.status beside the summary; the chunks stay in the guest
+	cp "$d/trace.status" "$(dirname "$d")/trace.status" 2>/dev/null
+	rm -rf "$d"
+done
+echo "MMLOCK-R-BEGIN"
+tar czf - -C $R . | base64
+echo "MMLOCK-R-END"
