@@ -338,4 +338,11 @@ done
 eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/no_retry.out)"
 evcheck "no_retry: a writer waits for a fault holding the VMA lock (vma_start_write_wait_end on the faulted VMA)" $W/no_retry.ev vma_start_write_wait_end \
 	'mine() && f["vm_start"] == vm_start' 'f["waited_ns"] > 0' 1
+# A lockdep report switches lockdep off (debug_locks=0): on the debug kernel
+# this proves no splat happened even if the console lost it.
+if [ -r /proc/lockdep_stats ]; then
+	dl=$(awk '/debug_locks:/ { print $2 }' /proc/lockdep_stats)
+	if [ "$dl" = 1 ]; then ok "lockdep: still on after all runs (debug_locks=1, $(awk '/lock-classes:/ { print $2 }' /proc/lockdep_stats) classes)"
+	else notok "lockdep: still on after all runs" "$(cat /proc/lockdep_stats)"; fi
+fi
 exit 0
