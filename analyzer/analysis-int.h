@@ -164,6 +164,7 @@ struct analysis {
 	uint64_t		wait_count[2], stock_wait_count[2], stock_trylocks;
 	uint64_t		stock_downgrades;
 	struct reason_counts	read_fail, fallback, by_syscall;
+	struct reason_counts	fallback_after_retry;	/* inside a filemap retry gap */
 	struct lifecycle	*lc;
 
 	/* contention */

@@ -1175,6 +1175,9 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		break;
 	case MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK:
 		count_reason(&an->fallback, parsed_get(pl, "reason"));
+		/* a file fault that dropped its lock for I/O, now going to mmap_lock */
+		if (t->gap)
+			count_reason(&an->fallback_after_retry, parsed_get(pl, "reason"));
 		break;
 	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
 		an->custom_mmap_seen = 1;

@@ -554,6 +554,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));
 		add(o, "reasons", reasons(&an->fallback, m));
+		add(o, "after_filemap_retry",
+		    reasons(&an->fallback_after_retry, m && rec[FAM_FILEMAP]));
 		add(root, "fallback", o);
 	}
 
