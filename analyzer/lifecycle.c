@@ -10,7 +10,7 @@
 const char *writer_syscall(const char *f)
 {
 	static const struct { const char *prefix, *syscall; } map[] = {
-		{ "dup_mmap", "fork" },
+		{ "dup_mmap", "fork" }, { "copy_process", "fork" },	/* dup_mmap inlined */
 		{ "mprotect_fixup", "mprotect" }, { "do_mprotect", "mprotect" },
 		{ "vms_gather_munmap_vmas", "munmap" }, { "do_vmi_align_munmap", "munmap" },
 		{ "do_vmi_munmap", "munmap" }, { "__do_munmap", "munmap" },
