@@ -319,7 +319,7 @@ cat $W/stock.ev $W/no_retry.ev $W/retry_vma.ev > $W/all.ev
 for p in stock no_retry retry_vma; do
 	# re-read each run's map so mine() is right for its lines
 	eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/$p.out)"
-	evcheck "$p: mmap_lock_wait_start/end fields" $W/$p.ev mmap_lock_wait_end \
+	evcheck "$p: mmap_lock_wait_end fields" $W/$p.ev mmap_lock_wait_end \
 		'mine()' 'common() && '"$(BOOL write)"' && '"$(BOOL success)"' && f["waited_ns"] > 0' 0
 	evcheck "$p: mmap_lock_wait_start fields" $W/$p.ev mmap_lock_wait_start \
 		'mine()' 'common() && '"$(BOOL write)"' && '"$(SYM caller)" 0
