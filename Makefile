@@ -4,6 +4,8 @@
 #   make            build $(O)/mmlock (installs missing Debian packages first)
 #   make test       build and run every test suite (tests/run)
 #   make run        the main job: patched kernel in QEMU, workloads, summaries
+#   make kernel-test     the patched kernel's event tests in QEMU (kernel-test-debug:
+#                        the PROVE_LOCKING build)
 #   make V=1        show the commands;  make O=DIR  build out of tree
 #   make SAN=1      build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make check      cppcheck over the sources
@@ -104,6 +106,16 @@ test: all
 run: all
 	$(Q)O=$(O) scripts/main-job
 
+# The patched kernel in QEMU alone (issue 3's harness), and its debug variant.
+kernel-test: all
+	$(Q)O=$(O) tests/run qemu
+
+kernel-test-debug: all
+	$(Q)MMLOCK_QEMU_VARIANTS=debug O=$(O) tests/run qemu
+
+bench-tracepoints: all
+	$(Q)O=$(O) bench/tracepoint-cost/run
+
 check: $(DEPS_STAMP)
 	$(quiet) CPPCHECK .
 	$(Q)cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
@@ -115,5 +127,5 @@ clean:
 	$(quiet) CLEAN $(O)
 	$(Q)rm -rf $(O)
 
-.PHONY: all deps test run check clean
+.PHONY: all deps test run check clean kernel-test kernel-test-debug bench-tracepoints
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d
