@@ -113,6 +113,10 @@ kernel-test: all
 kernel-test-debug: all
 	$(Q)MMLOCK_QEMU_VARIANTS=debug O=$(O) tests/run qemu
 
+# checkpatch, git am, every patch building on its own, the arm64 build
+kernel-check:
+	$(Q)kernel-patches/check-series
+
 bench-tracepoints: all
 	$(Q)O=$(O) bench/tracepoint-cost/run
 
@@ -127,5 +131,5 @@ clean:
 	$(quiet) CLEAN $(O)
 	$(Q)rm -rf $(O)
 
-.PHONY: all deps test run check clean kernel-test kernel-test-debug bench-tracepoints
+.PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d
