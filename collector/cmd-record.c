@@ -151,27 +151,6 @@ static int clear_outdir(const char *dir)
 	return ret;
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path), *s;
-	int ret = 0;
-
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			ret = -1;
-		*s = '/';
-		if (ret)
-			break;
-	}
-	if (!ret && mkdir(p, 0755))
-		ret = -1;
-	free(p);
-	return ret;
-}
-
 static int dir_is_empty(const char *path)
 {
 	struct dirent *d;

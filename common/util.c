@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -196,6 +197,29 @@ int parse_duration_us(const char *s, uint64_t *usecs)
 					3600000000ULL };
 
 	return parse_scaled(s, usecs, sfx, mul);
+}
+
+int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	struct stat st;
+	int ret = 0;
+
+	for (s = p + 1; *s && !ret; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			ret = -1;
+		*s = '/';
+	}
+	if (!ret && mkdir(p, 0755) && (errno != EEXIST || stat(p, &st) || !S_ISDIR(st.st_mode))) {
+		if (errno == EEXIST)
+			errno = ENOTDIR;
+		ret = -1;
+	}
+	free(p);
+	return ret;
 }
 
 int close_stdout(void)

@@ -46,6 +46,9 @@ int parse_size(const char *s, uint64_t *bytes);
 /* "10", "10s", "500ms", "2m", "1h" -> microseconds */
 int parse_duration_us(const char *s, uint64_t *usecs);
 
+/* mkdir -p: 0 when @path is a directory afterwards, -1 with errno otherwise. */
+int mkdir_p(const char *path);
+
 /* Flush and close stdout, reporting a write failure (full disk, closed pipe). */
 int close_stdout(void);
 

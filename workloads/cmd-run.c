@@ -137,25 +137,6 @@ static int run_child(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path), *s;
-	int ret = 0;
-
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			ret = -1;
-		*s = '/';
-	}
-	if (!ret && mkdir(p, 0755) && errno != EEXIST)
-		ret = -1;
-	free(p);
-	return ret;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
