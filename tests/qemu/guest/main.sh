@@ -38,6 +38,31 @@ mmlock run -o $R -d "$DURATION" -D /mnt/slow/work --kernel "$(uname -r)" \
 	-a 'fork-fault:--pages 1024' -a 'mmap-churn:--pages 1024' \
 	$(echo "$WORKLOADS" | tr ',' ' ') 2>&1 | sed 's/^/MMLOCK-M: /'
 
+# Interrupted mid-run, mmlock run must put the sysctls back and leave no
+# tracing instance: start a no-retry run, SIGINT it once the knob is set.
+if [ -e /proc/sys/vm/filemap_fault_no_retry ]; then
+	before=$(cat /proc/sys/vm/filemap_fault_no_retry)
+	mmlock run -o /tmp/interrupted -d 30s -D /mnt/slow/work -P no-retry vma-contention \
+		>/dev/null 2>&1 &
+	rpid=$!
+	i=0
+	while [ "$(cat /proc/sys/vm/filemap_fault_no_retry)" != 1 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	during=$(cat /proc/sys/vm/filemap_fault_no_retry)
+	sleep 1
+	kill -INT $rpid
+	wait $rpid
+	rc=$?
+	after=$(cat /proc/sys/vm/filemap_fault_no_retry)
+	left=$(ls /sys/kernel/tracing/instances | grep -c '^mmlock' || true)
+	echo "MMLOCK-M: interrupt: before=$before during=$during after=$after exit=$rc instances_left=$left"
+	mkdir -p $R/interrupt
+	printf '{"before": %s, "during": %s, "after": %s, "exit": %s, "instances_left": %s}\n' \
+		"$before" "$during" "$after" "$rc" "$left" >$R/interrupt/result.json
+fi
+
 # the table again, whole, for the console
 mmlock compare $R >/tmp/compare.txt 2>&1
 sed 's/^/MMLOCK-M: /' /tmp/compare.txt
