@@ -694,24 +694,17 @@ struct progress {
 	uint64_t	start_us;
 };
 
-static uint64_t events_so_far(struct record *r)
+/* Events and bytes written so far, text writer and binary readers together. */
+static void totals_so_far(struct record *r, uint64_t *events, uint64_t *bytes)
 {
-	uint64_t n = r->cw_live ? r->cw.events : 0;
 	int cpu;
 
-	for (cpu = 0; r->bin_live && cpu < r->bin.nr_cpus; cpu++)
-		n += r->bin.cpus[cpu].events;
-	return n;
-}
-
-static uint64_t bytes_so_far(struct record *r)
-{
-	uint64_t n = r->cw_live ? r->cw.bytes : 0;
-	int cpu;
-
-	for (cpu = 0; r->bin_live && cpu < r->bin.nr_cpus; cpu++)
-		n += r->bin.cpus[cpu].bytes;
-	return n;
+	*events = r->cw_live ? r->cw.events : 0;
+	*bytes = r->cw_live ? r->cw.bytes : 0;
+	for (cpu = 0; r->bin_live && cpu < r->bin.nr_cpus; cpu++) {
+		*events += r->bin.cpus[cpu].events;
+		*bytes += r->bin.cpus[cpu].bytes;
+	}
 }
 
 static uint64_t lost_so_far(struct record *r)
@@ -732,14 +725,14 @@ static uint64_t lost_so_far(struct record *r)
 
 static void progress_tick(struct record *r, struct progress *p, uint64_t now, int last)
 {
-	uint64_t ev, dt;
+	uint64_t ev, bytes, dt;
 	double mb;
 
 	if (!p->on || (!last && now - p->last_us < 1000000))
 		return;
-	ev = events_so_far(r);
+	totals_so_far(r, &ev, &bytes);
 	dt = (now > p->last_us) ? (now - p->last_us) : 1;
-	mb = (double)bytes_so_far(r) / (1 << 20);
+	mb = (double)bytes / (1 << 20);
 	fprintf(stderr, "%s%s: %llu events, %.0f/s, %.1f MiB, %zu chunks, lost %llu%s",
 		p->tty ? "\r\033[K" : "", util_prog(), (unsigned long long)ev,
 		(double)(ev - p->last_events) * 1e6 / (double)dt, mb,
