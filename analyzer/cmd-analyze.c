@@ -329,10 +329,15 @@ int cmd_analyze(int argc, char **argv)
 	an = analysis_new(&aopts);
 	while ((len = input_next_line(in, &line)) >= 0) {
 		struct parsed_line pl;
+		char head[61];
+		size_t n = len > 60 ? 60 : (size_t)len;
 
+		/* parse_line() cuts the line with NULs: keep its start for the report */
+		memcpy(head, line, n);
+		head[n] = '\0';
 		parse_line(line, &pl);
 		if (pl.kind == LINE_MALFORMED) {
-			char *what = xasprintf("expected %s, got '%.60s%s'", pl.what, line,
+			char *what = xasprintf("expected %s, got '%s%s'", pl.what, head,
 					       len > 60 ? "..." : "");
 
 			analysis_malformed(an);

@@ -87,6 +87,16 @@ static int is_key_char(int c)
 	return isalnum(c) || c == '_';
 }
 
+/* The last " write=" at or after @s, or NULL. */
+static char *last_write_key(char *s)
+{
+	char *hit = NULL, *q;
+
+	for (q = strstr(s, " write="); q; q = strstr(q + 1, " write="))
+		hit = q;
+	return hit;
+}
+
 static void split_payload(char *p, struct parsed_line *out)
 {
 	char *tok = p;
@@ -107,12 +117,60 @@ static void split_payload(char *p, struct parsed_line *out)
 			out->keys[out->nr_fields] = tok;
 			out->vals[out->nr_fields] = eq + 1;
 			out->nr_fields++;
+			/*
+			 * The stock mmap_lock events of kernels <= 6.13 print the
+			 * memcg's cgroup path with a bare %s: "" without a memcg,
+			 * "/" for the root, any byte but '/' and '\n' in a name
+			 * (spaces, '=', even " write=" itself), cut at 255 bytes.
+			 * Only write= and success= (fixed words) follow it, so
+			 * the path runs to the last " write=" of the line.
+			 */
+			if (!strcmp(tok, "memcg_path")) {
+				sp = last_write_key(eq + 1);
+				if (!sp)
+					break;	/* a cut line: the rest is the path */
+			}
 		}
 		/* else: a continuation of the previous value ("[module]", spaces) */
 		if (!sp)
 			break;
 		tok = sp + 1;
 	}
+}
+
+static int is_bool_word(const char *v)
+{
+	return v && (!strcmp(v, "true") || !strcmp(v, "false"));
+}
+
+/*
+ * The analyzer reads a stock mmap_lock event by mm, write and success alone.
+ * A line without them (one cut inside a long memcg_path, say) would pass for
+ * a read-mode event, so it is malformed instead.
+ */
+static void check_stock(struct parsed_line *out)
+{
+	static const char *const what[] = {
+		"mm=PTR ... write=true|false in mmap_lock_start_locking",
+		"mm=PTR ... write=true|false success=true|false in mmap_lock_acquire_returned",
+		"mm=PTR ... write=true|false in mmap_lock_released",
+	};
+	const char *mm = parsed_get(out, "mm");
+	int k;
+
+	if (!strcmp(out->event, "mmap_lock_start_locking"))
+		k = 0;
+	else if (!strcmp(out->event, "mmap_lock_acquire_returned"))
+		k = 1;
+	else if (!strcmp(out->event, "mmap_lock_released"))
+		k = 2;
+	else
+		return;
+	if (mm && *mm && is_bool_word(parsed_get(out, "write")) &&
+	    (k != 1 || is_bool_word(parsed_get(out, "success"))))
+		return;
+	out->kind = LINE_MALFORMED;
+	out->what = what[k];
 }
 
 void parse_line(char *line, struct parsed_line *out)
@@ -235,6 +293,7 @@ void parse_line(char *line, struct parsed_line *out)
 	out->kind = LINE_EVENT;
 	if (colon[1])
 		split_payload(colon + 2, out);
+	check_stock(out);
 }
 
 const char *parsed_get(const struct parsed_line *pl, const char *key)

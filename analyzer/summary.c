@@ -409,6 +409,28 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 	return o;
 }
 
+/*
+ * Stock mode counts fault calls with filemap:mm_filemap_fault, which Linux
+ * 6.1 (android14-6.1) and android15-6.6 do not have.  Recorded: when
+ * trace.status lists it, else (no status) when the input holds one; a stock
+ * capture without any cannot tell "no fault" from "no event", so the count
+ * is not measured.
+ */
+static int mm_filemap_fault_recorded(const struct analysis *an, const struct summary_meta *meta)
+{
+	int i;
+
+	if (!meta->events)
+		return an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] > 0;
+	for (i = 0; i < meta->nr_events; i++) {
+		const struct mmlock_event *ev = mmlock_event_find(meta->events[i]);
+
+		if (ev && ev->id == MMLOCK_EV_MM_FILEMAP_FAULT)
+			return 1;
+	}
+	return 0;
+}
+
 json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *root = json_object_new_object(), *o, *missing;
@@ -485,7 +507,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		json_object *wl;
 
 		o = json_object_new_object();
-		add(o, "total_count", count_or_null(total, m || stock_mode));
+		add(o, "total_count", count_or_null(total, m || (stock_mode &&
+				 mm_filemap_fault_recorded(an, meta))));
 		add(o, "retry_count", count_or_null(retries, m));
 		add(o, "retry_rate_pct", m && total ?
 		    jdouble(100.0 * (double)retries / (double)total, 2) : NULL);

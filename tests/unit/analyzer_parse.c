@@ -53,6 +53,34 @@ int main(void)
 	CHECK(pl.kind == LINE_EVENT && pl.ts_ns == 1234567123456789ULL &&
 	      !strcmp(parsed_get(&pl, "k"), ""), "nanosecond timestamp, empty value");
 
+	/* Linux 6.1's stock events: memcg_path=%s, a bare cgroup path */
+	parse("  RenderThread-4512 (   4480) [002] .....  200.000100: mmap_lock_acquire_returned: mm=00000000d5ee3255 memcg_path=/uid_10123/pid_4480 write=false success=true");
+	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "memcg_path"), "/uid_10123/pid_4480") &&
+	      !strcmp(parsed_get(&pl, "write"), "false") &&
+	      !strcmp(parsed_get(&pl, "success"), "true"), "6.1 stock event with memcg_path");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_released: mm=00000000aa memcg_path= write=true");
+	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "memcg_path"), "") &&
+	      !strcmp(parsed_get(&pl, "write"), "true"), "empty memcg_path");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_start_locking: mm=00000000aa memcg_path=/x pid=9 prio=1 write=false  y write=false write=true");
+	CHECK(pl.kind == LINE_EVENT && pl.nr_fields == 3 &&
+	      !strcmp(parsed_get(&pl, "memcg_path"), "/x pid=9 prio=1 write=false  y write=false") &&
+	      !strcmp(parsed_get(&pl, "write"), "true") && !parsed_get(&pl, "pid"),
+	      "memcg_path with spaces, '=' and \" write=\" runs to the last write=");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_acquire_returned: mm=00000000aa memcg_path=/a write=true ip=f+0x1/0x2 success=false");
+	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "memcg_path"), "/a") &&
+	      !strcmp(parsed_get(&pl, "ip"), "f+0x1/0x2") &&
+	      !strcmp(parsed_get(&pl, "success"), "false"), "5.x layout with ip= after write=");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_start_locking: mm=00000000aa memcg_path=/uid_10");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "write=true|false"),
+	      "a stock event cut inside memcg_path is malformed");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_acquire_returned: mm=00000000aa memcg_id=5 write=true");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "success=true|false"),
+	      "acquire_returned without success= is malformed");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_released: memcg_id=5 write=1");
+	CHECK(pl.kind == LINE_MALFORMED, "a stock event without mm= or with write=1 is malformed");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_hold_end: pid=1 tgid=1 prio=120 mm=00000000aa write=1");
+	CHECK(pl.kind == LINE_EVENT, "our mmap_lock events keep write=0|1");
+
 	for (i = 1; i <= 100; i++)
 		hist_add(&h, (uint64_t)i);
 	CHECK(h.count == 100 && h.min == 1 && h.max == 100 && h.sum == 5050, "hist count/min/max/sum");
