@@ -28,6 +28,8 @@ struct record {
 	int			made_outdir;
 	struct collector	col;
 	const char		*event_set;	/* "custom", "stock", "user", NULL */
+	char			**events_missing; /* default-set events the kernel lacks */
+	size_t			nr_events_missing;
 	char			*clock;
 	uint64_t		buffer_kb;	/* per CPU, as read back */
 	int			record_tgid;

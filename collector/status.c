@@ -310,6 +310,10 @@ static struct json_object *build(struct record *r)
 		nstack += e->trigger != NULL;
 	}
 	add(o, "events", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->nr_events_missing; i++)
+		json_object_array_add(a, jstr(r->events_missing[i]));
+	add(o, "events_missing", a);
 	{
 		char *f = filter_summary(r);
 
@@ -405,7 +409,8 @@ static struct json_object *build(struct record *r)
 static void overlay_source(struct record *r, struct json_object *o)
 {
 	static const char *const keys[] = {
-		"kernel_release", "tracefs", "instance", "event_set", "events", "filter",
+		"kernel_release", "tracefs", "instance", "event_set", "events", "events_missing",
+		"filter",
 		"stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid",
 		"event_fork", "tgid", "set_event_pid", "command", "start_time", "start_clock_ns",
 		"stop_time", "stop_clock_ns", "nr_cpus", "stats", "produced_events", "lost_events",

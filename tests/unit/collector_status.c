@@ -18,7 +18,7 @@
 static const char *const keys[] = {
 	"format", "version", "state", "stop_reason", "error", "mmlock_version",
 	"command_line", "kernel_release", "mode", "tracefs", "instance", "event_set",
-	"events", "filter", "stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid", "event_fork", "tgid",
+	"events", "events_missing", "filter", "stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid", "event_fork", "tgid",
 	"set_event_pid", "command", "start_time", "stop_time", "start_clock_ns",
 	"stop_clock_ns", "compression", "chunk_limits", "chunks", "binary", "nr_cpus",
 	"stats", "totals", "produced_events", "lost_events",
