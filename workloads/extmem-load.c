@@ -125,14 +125,14 @@ static void xm_report(void *priv, json_object *out)
 	struct xm *x = priv;
 	json_object *r = json_object_new_object(), *rows;
 	char *ev;
-	size_t i, n = 0, ok = 0;
+	size_t n = 0, ok = 0;
 
 	json_object_object_add(r, "probe", x->probe ? json_object_new_string(x->probe) : NULL);
 	json_object_object_add(r, "probe_exit", json_object_new_int(x->exit_code));
 	if (x->table && json_object_object_get_ex(x->table, "rows", &rows) &&
 	    json_object_is_type(rows, json_type_array)) {
 		n = json_object_array_length(rows);
-		for (i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++) {
 			json_object *st;
 
 			if (json_object_object_get_ex(json_object_array_get_idx(rows, i), "status",
