@@ -2,14 +2,18 @@
 /*
  * faulter: the workload of the in-guest tests (tests/qemu/guest/tests.sh).
  *
- *   faulter [-r READERS] [-s STRIDE_KB] [-m MAX_FAULTS] FILE
+ *   faulter [-F] [-r READERS] [-s STRIDE_KB] [-m MAX_FAULTS] FILE
  *
  * Maps FILE MAP_PRIVATE read-only after dropping its page cache
  * (POSIX_FADV_DONTNEED), then READERS threads fault one byte every STRIDE_KB
  * (user-mode loads, so each is a page-cache miss served from the slow disk)
  * while a writer thread toggles the protection of the same VMA with mprotect
  * (vma_start_write on it) and forks now and then.  At the end it forks once
- * more and munmaps the VMA in two steps.  It prints what the checks need:
+ * more and munmaps the VMA in two steps.  With -F the writer only forks, back
+ * to back: fork's dup_mmap() write-locks the VMA with the killable writer
+ * (refcount design), so a SIGKILL sent to the faulter mid-wait ends that wait
+ * with -EINTR; "storm writer tid=N" names the thread to watch.  It prints
+ * what the checks need:
  *
  *   map tgid=T vm_start=HEX vm_end=HEX ino=N dev=MAJ:MIN
  *   reader tid=N faults=N
@@ -33,7 +37,7 @@
 
 static char *base;
 static size_t len, stride = 1024 * 1024;
-static int nreaders = 2, max_faults = 48;
+static int nreaders = 2, max_faults = 48, fork_storm;
 static atomic_int readers_left;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -83,9 +87,22 @@ static void *writer(void *arg)
 {
 	long mprotects = 0, forks = 0;
 	const struct timespec pause = { 0, 500 * 1000 };
+	const struct timespec storm_pause = { 0, 60 * 1000 * 1000 };
 
 	(void)arg;
+	if (fork_storm)
+		out("storm writer tid=%ld%.0ld%.0ld\n", (long)syscall(SYS_gettid), 0, 0);
 	while (atomic_load(&readers_left) > 0) {
+		if (fork_storm) {
+			forks += do_fork();
+			/*
+			 * Faults that found the VMA write-locked hold mmap_lock
+			 * across their I/O: let them end so that the next fork
+			 * finds readers under the per-VMA lock again.
+			 */
+			nanosleep(&storm_pause, NULL);
+			continue;
+		}
 		if (mprotect(base, len, PROT_READ | PROT_WRITE))
 			die("mprotect rw");
 		if (mprotect(base, len, PROT_READ))
@@ -103,13 +120,14 @@ int main(int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "r:s:m:")) != -1) {
+	while ((c = getopt(argc, argv, "Fr:s:m:")) != -1) {
 		switch (c) {
+		case 'F': fork_storm = 1; break;
 		case 'r': nreaders = atoi(optarg); break;
 		case 's': stride = (size_t)strtoul(optarg, NULL, 10) * 1024; break;
 		case 'm': max_faults = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: faulter [-r READERS] [-s STRIDE_KB] [-m MAX_FAULTS] FILE\n");
+			fprintf(stderr, "usage: faulter [-F] [-r READERS] [-s STRIDE_KB] [-m MAX_FAULTS] FILE\n");
 			return 2;
 		}
 	}

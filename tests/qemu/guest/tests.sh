@@ -99,8 +99,7 @@ fi
 # trace_run NAME EVENTS...: run the faulter with EVENTS (system:name) enabled
 # in our instance; leaves $W/NAME.out (faulter output), $W/NAME.trace (raw),
 # $W/NAME.ev ("event key=value..." lines).
-trace_run() {
-	name=$1; shift
+trace_start() {
 	echo 0 > $I/tracing_on
 	echo > $I/set_event
 	for e in "$@"; do echo "$e" >> $I/set_event; done
@@ -108,9 +107,9 @@ trace_run() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	echo 1 > $I/tracing_on
-	# a workload that hangs fails its test instead of the whole boot
-	timeout 300 faulter -r 2 -s 1024 -m 16 $DATA > $W/$name.out 2> $W/$name.err
-	frc=$?
+}
+trace_stop() {
+	name=$1
 	echo 0 > $I/tracing_on
 	echo > $I/set_event
 	cat $I/trace > $W/$name.trace
@@ -120,6 +119,14 @@ trace_run() {
 		print s, substr($0, RSTART + RLENGTH) }' $W/$name.trace > $W/$name.ev
 	eval "$(sed -n 's/^map \(.*\)$/\1/p' $W/$name.out)"	# tgid vm_start vm_end ino dev
 	lost=$(grep -c 'LOST.*EVENTS' $W/$name.trace)
+}
+trace_run() {
+	name=$1; shift
+	trace_start "$@"
+	# a workload that hangs fails its test instead of the whole boot
+	timeout 300 faulter -r 2 -s 1024 -m 16 $DATA > $W/$name.out 2> $W/$name.err
+	frc=$?
+	trace_stop "$name"
 	return $frc
 }
 
@@ -225,6 +232,23 @@ policy() {
 	annotate $W/$1.ev > $W/$1.ann
 }
 
+# The VMA lock design (build-kernel finds it in the source and the harness
+# passes it as mmlock.vmalock=): an rwsem writer cannot count its readers and
+# reports -1; a refcount writer reports vm_refcnt's reader count, and its
+# killable form may end with -EINTR.
+VMALOCK=rwsem
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in mmlock.vmalock=*) VMALOCK=${arg#mmlock.vmalock=} ;; esac
+done
+if [ "$VMALOCK" = refcount ]; then
+	READERS_OK='f["readers"] >= 0' READERS_WHAT='readers>=0 on refcount'
+	ERR_OK='(f["err"] == 0 || f["err"] == -4)' ERR_WHAT='err 0 or -EINTR'
+else
+	READERS_OK='f["readers"] == -1' READERS_WHAT='readers=-1 on rwsem'
+	ERR_OK='f["err"] == 0' ERR_WHAT='err=0'
+fi
+say "# VMA lock design: $VMALOCK"
+
 ENUM_LOCK='(f["lock"] == "vma" || f["lock"] == "mmap" || f["lock"] == "none")'
 ENUM_WAIT='(f["reason"] == "folio_lock" || f["reason"] == "read_folio" || f["reason"] == "readahead")'
 ENUM_RETRY='f["reason"] ~ /^(drop_async_ra|drop_sync_ra|drop_folio_lock|drop_read_folio|killed|nowait|oom)$/'
@@ -325,11 +349,60 @@ for p in stock no_retry retry_vma; do
 		'mine()' 'common() && '"$(BOOL write)"' && '"$(SYM caller)" 0
 	evcheck "$p: vma_start_read_fail fields" $W/$p.ev vma_start_read_fail \
 		'mine()' 'common() && '"$ENUM_FAIL"' && '"$(SYM caller)" 0
-	evcheck "$p: vma_start_write_wait_start fields (readers=-1 on rwsem, detach=0)" $W/$p.ev vma_start_write_wait_start \
-		'mine()' 'common() && isptr(f["vma"]) && f["readers"] == -1 && f["detach"] == 0' 0
-	evcheck "$p: vma_start_write_wait_end fields" $W/$p.ev vma_start_write_wait_end \
-		'mine()' 'common() && isptr(f["vma"]) && f["waited_ns"] > 0 && f["err"] == 0' 0
+	evcheck "$p: vma_start_write_wait_start fields ($READERS_WHAT, detach=0)" $W/$p.ev vma_start_write_wait_start \
+		'mine()' 'common() && isptr(f["vma"]) && '"$READERS_OK"' && f["detach"] == 0' 0
+	evcheck "$p: vma_start_write_wait_end fields ($ERR_WHAT)" $W/$p.ev vma_start_write_wait_end \
+		'mine()' 'common() && isptr(f["vma"]) && f["waited_ns"] > 0 && '"$ERR_OK" 0
 done
+if [ "$VMALOCK" = refcount ]; then
+	evcheck "refcount: a waiting writer counts the readers it waits for (readers >= 1)" $W/all.ev vma_start_write_wait_start \
+		'f["readers"] >= 1' 'f["detach"] == 0' 1
+	# fork write-locks with vma_start_write_killable(): SIGKILL the faulter
+	# while fork waits for readers that hold the VMA lock across I/O.
+	sysctl_set 1 0
+	for try in 1 2 3 4 5; do
+		trace_start $ALL
+		faulter -F -r 3 -s 256 -m 100000 $DATA > $W/killed.out 2> $W/killed.err &
+		fpid=$!
+		# kill when the forking thread sleeps in the VMA write wait
+		# (wchan names the function), else after about 3 s
+		i=0 wtid=""
+		while [ $i -lt 300 ]; do
+			[ -n "$wtid" ] || wtid=$(sed -n 's/^storm writer tid=//p' $W/killed.out)
+			wch=$( [ -n "$wtid" ] && cat /proc/$fpid/task/$wtid/wchan 2>/dev/null)
+			case "$wch" in *vma*) break ;; esac
+			sleep 0.01
+			i=$((i + 1))
+		done
+		kill -9 $fpid
+		wait $fpid 2>/dev/null
+		trace_stop killed
+		grep -q "^vma_start_write_wait_end .*tgid=$tgid .*err=-4" $W/killed.ev && break
+	done
+	sysctl_set 0 0
+	diag "killed ($try tries, writer wchan '${wch:-?}' after $i polls): $(grep -c "^vma_start_write_wait_end .*tgid=$tgid " $W/killed.ev) writer waits, $(grep -c "^vma_start_write_wait_end .*tgid=$tgid .*err=-4" $W/killed.ev) with err=-4"
+	evcheck "refcount: SIGKILL ends fork's killable VMA write wait with err=-EINTR (-4)" $W/killed.ev vma_start_write_wait_end \
+		'mine() && f["err"] != 0' 'f["err"] == -4 && f["vm_start"] == vm_start && f["waited_ns"] > 0' 1
+	# /proc/PID/maps walks VMAs with lock_next_vma() under the per-VMA
+	# lock (6.17+): while fork holds them write-locked, it fails and falls
+	# back to mmap_lock; the failure names the maps code as its caller.
+	sysctl_set 1 0
+	trace_start $ALL
+	faulter -F -r 3 -s 256 -m 100000 $DATA > $W/maps.out 2> $W/maps.err &
+	fpid=$!
+	i=0
+	while [ $i -lt 200 ] && [ -e /proc/$fpid/maps ]; do
+		cat /proc/$fpid/maps > /dev/null 2>&1
+		i=$((i + 1))
+	done
+	kill -9 $fpid
+	wait $fpid 2>/dev/null
+	trace_stop maps
+	sysctl_set 0 0
+	evcheck "refcount: reading /proc/PID/maps during fork fails lock_next_vma() (vma_start_read_fail, maps caller, $i reads)" \
+		$W/maps.ev vma_start_read_fail 'f["caller"] ~ /^(get_next_vma|proc_get_vma|m_start|m_next|show_map|query_vma_find_by_addr|query_matching_vma|do_procmap_query)\+/' \
+		'common() && '"$ENUM_FAIL"' && isptr(f["vma"])' 1
+fi
 for e in mmap_lock_wait_start mmap_lock_wait_end vma_start_read_fail vma_start_write_wait_start vma_start_write_wait_end; do
 	n=$(grep -c "^$e " $W/all.ev)
 	if [ "$n" -ge 1 ]; then ok "contention: $e fired ($n over the three runs)"
