@@ -392,18 +392,73 @@ static int make_buffer(struct vk *vk, struct vkbuf *b, VkDeviceSize size,
 	return 0;
 }
 
+/* an entry point the driver did not hand out: the extension is there, the call is not */
+static int not_exposed(char *err, const char *fn)
+{
+	appendf(err, ERRLEN, "%s: not exposed", fn);
+	errno = ENOTSUP;
+	return -1;
+}
+
+/* for the failures before b has memory: vk_buf_free() would free a handle never made */
+static void destroy_buffer(struct vk *vk, struct vkbuf *b)
+{
+	vkDestroyBuffer(vk->dev, b->buf, NULL);
+	b->buf = VK_NULL_HANDLE;
+}
+
+/* a buffer that needs (or asked for) a dedicated allocation is named in the chain after next */
+static void chain_dedicated(const struct vkbuf *b, VkMemoryDedicatedAllocateInfo *ded,
+			    const void **next)
+{
+	if (!b->dedicated)
+		return;
+	ded->buffer = b->buf;
+	*next = ded;
+}
+
+/*
+ * size bytes of b->type, with what ai chains in (export, import, dedicated).
+ * On failure the buffer is destroyed too, so that the caller has nothing to undo.
+ */
+static int allocate_memory(struct vk *vk, struct vkbuf *b, VkMemoryAllocateInfo *ai,
+			   VkDeviceSize size, const char *step, char *err)
+{
+	VkResult r;
+
+	ai->allocationSize = size;
+	ai->memoryTypeIndex = b->type;
+	r = vkAllocateMemory(vk->dev, ai, NULL, &b->mem);
+	if (r != VK_SUCCESS) {
+		vkfail(err, step, r);
+		destroy_buffer(vk, b);
+		return -1;
+	}
+	b->alloc_size = ai->allocationSize;
+	return 0;
+}
+
+/* Map only HOST_VISIBLE types: the others stay unmapped, b->map NULL.  On failure b is freed whole. */
 static int bind_map(struct vk *vk, struct vkbuf *b, char *err)
 {
 	VkResult r = vkBindBufferMemory(vk->dev, b->buf, b->mem, 0);
 
-	if (r != VK_SUCCESS)
-		return vkfail(err, "vkBindBufferMemory", r);
+	if (r != VK_SUCCESS) {
+		vkfail(err, "vkBindBufferMemory", r);
+		goto free_buf;
+	}
 	if (!(vk->mem.memoryTypes[b->type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
 		return 0;
 	r = vkMapMemory(vk->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map);
-	if (r != VK_SUCCESS)
-		return vkfail(err, "vkMapMemory", r);
+	if (r != VK_SUCCESS) {
+		vkfail(err, "vkMapMemory", r);
+		goto free_buf;
+	}
 	return 0;
+
+free_buf:
+	vk_buf_free(vk, b);
+	return -1;
 }
 
 int vk_export_alloc(struct vk *vk, struct vkbuf *b, VkDeviceSize size,
@@ -414,7 +469,6 @@ int vk_export_alloc(struct vk *vk, struct vkbuf *b, VkDeviceSize size,
 	VkMemoryDedicatedAllocateInfo ded = { .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO };
 	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = &ex };
 	VkMemoryRequirements req;
-	VkResult r;
 	int t;
 
 	if (make_buffer(vk, b, size, ht, &req, &b->dedicated, err) < 0)
@@ -428,20 +482,10 @@ int vk_export_alloc(struct vk *vk, struct vkbuf *b, VkDeviceSize size,
 		goto destroy_buffer;
 	}
 	b->type = (uint32_t)t;
-	if (b->dedicated) {
-		ded.buffer = b->buf;
-		ex.pNext = &ded;
-	}
-	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = b->type;
-	r = vkAllocateMemory(vk->dev, &ai, NULL, &b->mem);
-	if (r != VK_SUCCESS) {
-		vkfail(err, "vkAllocateMemory(export)", r);
-		goto destroy_buffer;
-	}
-	b->alloc_size = req.size;
-	if (bind_map(vk, b, err) < 0)
-		goto free_buf;
+	chain_dedicated(b, &ded, &ex.pNext);
+	if (allocate_memory(vk, b, &ai, req.size, "vkAllocateMemory(export)", err) < 0 ||
+	    bind_map(vk, b, err) < 0)
+		return -1;
 	if (!b->map) {
 		appendf(err, ERRLEN, "exported memory type %u is not HOST_VISIBLE", b->type);
 		errno = ENOTSUP;
@@ -454,8 +498,7 @@ free_buf:
 	vk_buf_free(vk, b);
 	return -1;
 destroy_buffer:
-	vkDestroyBuffer(vk->dev, b->buf, NULL);
-	b->buf = VK_NULL_HANDLE;
+	destroy_buffer(vk, b);
 	return -1;
 }
 
@@ -466,11 +509,8 @@ int vk_export_fd(struct vk *vk, const struct vkbuf *b, VkExternalMemoryHandleTyp
 				    .memory = b->mem, .handleType = ht };
 	VkResult r;
 
-	if (!vk->get_fd) {
-		appendf(err, ERRLEN, "vkGetMemoryFdKHR: not exposed");
-		errno = ENOTSUP;
-		return -1;
-	}
+	if (!vk->get_fd)
+		return not_exposed(err, "vkGetMemoryFdKHR");
 	*fd = -1;
 	r = vk->get_fd(vk->dev, &gi, fd);
 	if (r != VK_SUCCESS)
@@ -515,28 +555,14 @@ int vk_import_fd(struct vk *vk, struct vkbuf *b, VkDeviceSize size,
 	}
 	b->type = type;
 	b->dedicated = dedicated || need_ded;
-	if (b->dedicated) {
-		ded.buffer = b->buf;
-		im.pNext = &ded;
-	}
-	ai.allocationSize = alloc_size;
-	ai.memoryTypeIndex = type;
-	r = vkAllocateMemory(vk->dev, &ai, NULL, &b->mem);
-	if (r != VK_SUCCESS) {
-		vkfail(err, "vkAllocateMemory(import fd)", r);
-		goto destroy_buffer;
-	}
-	*fd = -1;
-	b->alloc_size = alloc_size;
-	if (bind_map(vk, b, err) < 0) {
-		vk_buf_free(vk, b);
+	chain_dedicated(b, &ded, &im.pNext);
+	if (allocate_memory(vk, b, &ai, alloc_size, "vkAllocateMemory(import fd)", err) < 0)
 		return -1;
-	}
-	return 0;
+	*fd = -1;
+	return bind_map(vk, b, err);
 
 destroy_buffer:
-	vkDestroyBuffer(vk->dev, b->buf, NULL);
-	b->buf = VK_NULL_HANDLE;
+	destroy_buffer(vk, b);
 	return -1;
 }
 
@@ -554,11 +580,8 @@ int vk_import_host(struct vk *vk, struct vkbuf *b, void *ptr, VkDeviceSize size,
 	VkResult r;
 	int t;
 
-	if (!vk->host_props) {
-		appendf(err, ERRLEN, "vkGetMemoryHostPointerPropertiesEXT: not exposed");
-		errno = ENOTSUP;
-		return -1;
-	}
+	if (!vk->host_props)
+		return not_exposed(err, "vkGetMemoryHostPointerPropertiesEXT");
 	if (make_buffer(vk, b, size, ht, &req, &need_ded, err) < 0)
 		return -1;
 	r = vk->host_props(vk->dev, ht, ptr, &hp);
@@ -576,23 +599,12 @@ int vk_import_host(struct vk *vk, struct vkbuf *b, void *ptr, VkDeviceSize size,
 		goto destroy_buffer;
 	}
 	b->type = (uint32_t)t;
-	ai.allocationSize = size;
-	ai.memoryTypeIndex = b->type;
-	r = vkAllocateMemory(vk->dev, &ai, NULL, &b->mem);
-	if (r != VK_SUCCESS) {
-		vkfail(err, "vkAllocateMemory(import host pointer)", r);
-		goto destroy_buffer;
-	}
-	b->alloc_size = size;
-	if (bind_map(vk, b, err) < 0) {
-		vk_buf_free(vk, b);
+	if (allocate_memory(vk, b, &ai, size, "vkAllocateMemory(import host pointer)", err) < 0)
 		return -1;
-	}
-	return 0;
+	return bind_map(vk, b, err);
 
 destroy_buffer:
-	vkDestroyBuffer(vk->dev, b->buf, NULL);
-	b->buf = VK_NULL_HANDLE;
+	destroy_buffer(vk, b);
 	return -1;
 }
 
@@ -613,11 +625,8 @@ int vk_import_ahb(struct vk *vk, struct vkbuf *b, VkDeviceSize size, AHardwareBu
 	VkResult r;
 	int t;
 
-	if (!vk->ahb_props) {
-		appendf(err, ERRLEN, "vkGetAndroidHardwareBufferPropertiesANDROID: not exposed");
-		errno = ENOTSUP;
-		return -1;
-	}
+	if (!vk->ahb_props)
+		return not_exposed(err, "vkGetAndroidHardwareBufferPropertiesANDROID");
 	if (make_buffer(vk, b, size, ht, &req, &need_ded, err) < 0)
 		return -1;
 	r = vk->ahb_props(vk->dev, ahb, &ap);
@@ -633,27 +642,14 @@ int vk_import_ahb(struct vk *vk, struct vkbuf *b, VkDeviceSize size, AHardwareBu
 	}
 	b->type = (uint32_t)t;
 	b->dedicated = need_ded;
-	if (need_ded) {
-		ded.buffer = b->buf;
-		im.pNext = &ded;
-	}
-	ai.allocationSize = ap.allocationSize;
-	ai.memoryTypeIndex = b->type;
-	r = vkAllocateMemory(vk->dev, &ai, NULL, &b->mem);
-	if (r != VK_SUCCESS) {
-		vkfail(err, "vkAllocateMemory(import AHardwareBuffer)", r);
-		goto destroy_buffer;
-	}
-	b->alloc_size = ap.allocationSize;
-	if (bind_map(vk, b, err) < 0) {
-		vk_buf_free(vk, b);
+	chain_dedicated(b, &ded, &im.pNext);
+	if (allocate_memory(vk, b, &ai, ap.allocationSize, "vkAllocateMemory(import AHardwareBuffer)",
+			    err) < 0)
 		return -1;
-	}
-	return 0;
+	return bind_map(vk, b, err);
 
 destroy_buffer:
-	vkDestroyBuffer(vk->dev, b->buf, NULL);
-	b->buf = VK_NULL_HANDLE;
+	destroy_buffer(vk, b);
 	return -1;
 }
 #endif
@@ -674,7 +670,6 @@ static int staging_alloc(struct vk *vk, struct vkbuf *st, char *err)
 	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
 	VkMemoryRequirements req;
 	bool ded;
-	VkResult r;
 	int t;
 
 	if (make_buffer(vk, st, REGION, 0, &req, &ded, err) < 0)
@@ -687,23 +682,14 @@ static int staging_alloc(struct vk *vk, struct vkbuf *st, char *err)
 		goto destroy_buffer;
 	}
 	st->type = (uint32_t)t;
-	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = st->type;
-	r = vkAllocateMemory(vk->dev, &ai, NULL, &st->mem);
-	if (r != VK_SUCCESS) {
-		vkfail(err, "vkAllocateMemory(staging)", r);
-		goto destroy_buffer;
-	}
-	if (bind_map(vk, st, err) < 0) {
-		vk_buf_free(vk, st);
+	if (allocate_memory(vk, st, &ai, req.size, "vkAllocateMemory(staging)", err) < 0 ||
+	    bind_map(vk, st, err) < 0)
 		return -1;
-	}
 	memset(st->map, 0, REGION);
 	return 0;
 
 destroy_buffer:
-	vkDestroyBuffer(vk->dev, st->buf, NULL);
-	st->buf = VK_NULL_HANDLE;
+	destroy_buffer(vk, st);
 	return -1;
 }
 
