@@ -79,6 +79,51 @@ static bool vk_usable(struct probe *p, struct row *r)
 	return false;
 }
 
+/* a missing extension is the platform's answer, not a failure: always false */
+static bool not_advertised(struct row *r, const char *ext)
+{
+	appendf(r->why, ERRLEN, "%s not advertised", ext);
+	row_force(r, S_UNSUPPORTED);
+	return false;
+}
+
+static bool fd_export_usable(struct probe *p, struct row *r)
+{
+	if (!vk_usable(p, r))
+		return false;
+	if (!p->vk.ext_fd)
+		return not_advertised(r, "VK_KHR_external_memory_fd");
+	return true;
+}
+
+/*
+ * The parent's side of every T1 route: an exportable buffer with the payload
+ * in region A, and its fd.  ep is what the driver advertised for ht, so that
+ * a decline can be judged; on failure nothing is left to free.
+ */
+static int export_payload(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, uint32_t seed,
+			  struct vkbuf *b, int *fd, VkExternalMemoryProperties *ep, struct row *r)
+{
+	vk_ext_props(&p->vk, ht, ep);
+	if (vk_export_alloc(&p->vk, b, p->o->size, ht, r->why) < 0) {
+		export_declined(r, ep);
+		return -1;
+	}
+	pat_write(b->map, REG_A, seed, p->o->selftest);
+	if (vk_export_fd(&p->vk, b, ht, fd, r->why) < 0) {
+		export_declined(r, ep);
+		vk_buf_free(&p->vk, b);
+		return -1;
+	}
+	return 0;
+}
+
+static void export_release(struct probe *p, struct vkbuf *b, int fd)
+{
+	close(fd);
+	vk_buf_free(&p->vk, b);
+}
+
 /* send, then wait for the reply op; a child's failing steps land in why, its notes in note */
 static int exchange(struct child *c, struct msg *m, int fd, enum msg_op want, struct row *r)
 {
@@ -111,6 +156,18 @@ static void bye(struct child *c, struct row *r)
 	if (c->sock >= 0)
 		msg_send(c->sock, &m, -1);
 	child_finish(c, r->why);
+}
+
+/*
+ * Spawn the route's child and send it m (the HELLO) with fd; either failure
+ * is in why, and the caller's bye() is then safe: it does nothing for a
+ * child that never started.
+ */
+static int child_start(struct child *c, struct msg *m, int fd, struct row *r)
+{
+	if (child_spawn(c, r->route, r->why) < 0)
+		return -1;
+	return exchange(c, m, fd, MSG_REPORT, r);
 }
 
 static void hello(struct msg *m, const struct probe *p, uint32_t seed)
@@ -150,35 +207,19 @@ void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row
 	int fd = -1;
 
 	r->has_child = true;
-	if (!vk_usable(p, r))
+	if (!fd_export_usable(p, r))
 		goto done;
-	if (!vk->ext_fd) {
-		appendf(r->why, ERRLEN, "VK_KHR_external_memory_fd not advertised");
-		row_force(r, S_UNSUPPORTED);
-		goto done;
-	}
 	if (dmabuf && !vk->ext_dmabuf) {
-		appendf(r->why, ERRLEN, "VK_EXT_external_memory_dma_buf not advertised");
-		row_force(r, S_UNSUPPORTED);
+		not_advertised(r, "VK_EXT_external_memory_dma_buf");
 		goto done;
 	}
-	vk_ext_props(vk, ht, &ep);
-	if (vk_export_alloc(vk, &b, p->o->size, ht, r->why) < 0) {
-		export_declined(r, &ep);
+	if (export_payload(p, ht, seed, &b, &fd, &ep, r) < 0)
 		goto done;
-	}
-	pat_write(b.map, REG_A, seed, p->o->selftest);
-	if (vk_export_fd(vk, &b, ht, &fd, r->why) < 0) {
-		export_declined(r, &ep);
-		goto free_buf;
-	}
 	if (!(ep.externalMemoryFeatures & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
 		appendf(r->note, ERRLEN, "exported although EXPORTABLE was never advertised");
-	if (child_spawn(&c, r->route, r->why) < 0)
-		goto close_fd;
 	hello(&m, p, seed);
 	hello_buf(&m, &b, ht);
-	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+	if (child_start(&c, &m, fd, r) < 0)
 		goto finish;
 
 	raw->ran = m.res[R_RAW_MAP] >= 0;
@@ -202,34 +243,22 @@ void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row
 		"the child's vkCmdFillBuffer (region E)");
 finish:
 	bye(&c, r);
-close_fd:
-	if (fd >= 0)
-		close(fd);
-free_buf:
-	vk_buf_free(vk, &b);
+	export_release(p, &b, fd);
 done:
 	row_finish(r);
 }
 
 static bool gles_usable(struct probe *p, struct row *r)
 {
-	if (!vk_usable(p, r))
+	if (!fd_export_usable(p, r))
 		return false;
-	if (!p->vk.ext_fd) {
-		appendf(r->why, ERRLEN, "VK_KHR_external_memory_fd not advertised");
-		row_force(r, S_UNSUPPORTED);
-		return false;
-	}
 	if (probe_gl(p) < 0) {
 		appendf(r->why, ERRLEN, "no EGL/GLES context: %s", p->gl_err);
 		row_force(r, S_SKIP);
 		return false;
 	}
-	if (!p->gl.memobj_fd) {
-		appendf(r->why, ERRLEN, "GL_EXT_memory_object_fd not advertised");
-		row_force(r, S_UNSUPPORTED);
-		return false;
-	}
+	if (!p->gl.memobj_fd)
+		return not_advertised(r, "GL_EXT_memory_object_fd");
 	if (p->gl.have_uuid && memcmp(p->gl.dev_uuid, p->vk.dev_uuid, 16))
 		appendf(r->note, ERRLEN, "GL_DEVICE_UUID_EXT differs from the Vulkan deviceUUID: an fd import is not legal");
 	return true;
@@ -270,20 +299,12 @@ void route_t1_gles_inproc(struct probe *p, struct row *r)
 		appendf(r->why, ERRLEN, "malloc -> %s", strerror(errno));
 		goto done;
 	}
-	vk_ext_props(vk, OPAQUE, &ep);
-	if (vk_export_alloc(vk, &b, p->o->size, OPAQUE, r->why) < 0) {
-		export_declined(r, &ep);
+	if (export_payload(p, OPAQUE, seed, &b, &fd, &ep, r) < 0)
 		goto free_tmp;
-	}
-	pat_write(b.map, REG_A, seed, p->o->selftest);
-	if (vk_export_fd(vk, &b, OPAQUE, &fd, r->why) < 0) {
-		export_declined(r, &ep);
-		goto free_buf;
-	}
 	st->ran = true;
 	if (gl_ladder(&p->gl, fd, b.req_size, p->o->size, &imp) < 0) {
 		appendf(r->why, ERRLEN, "every rung refused: %s", imp.ladder);
-		goto close_fd;
+		goto release_export;
 	}
 	appendf(r->note, ERRLEN, "accepted=%s", imp.accepted);
 	if (imp.ladder[0])
@@ -307,10 +328,8 @@ void route_t1_gles_inproc(struct probe *p, struct row *r)
 	explain(r, gpu, "Vulkan's GPU copy of GL's write (region F)",
 		"Vulkan's vkCmdFillBuffer (region E) read through GL");
 	gl_import_free(&p->gl, &imp);
-close_fd:
-	close(fd);
-free_buf:
-	vk_buf_free(vk, &b);
+release_export:
+	export_release(p, &b, fd);
 free_tmp:
 	free(tmp);
 done:
@@ -334,21 +353,11 @@ void route_t1_gles_xproc(struct probe *p, struct row *r)
 	r->has_child = true;
 	if (!gles_usable(p, r))
 		goto done;
-	vk_ext_props(vk, OPAQUE, &ep);
-	if (vk_export_alloc(vk, &b, p->o->size, OPAQUE, r->why) < 0) {
-		export_declined(r, &ep);
+	if (export_payload(p, OPAQUE, seed, &b, &fd, &ep, r) < 0)
 		goto done;
-	}
-	pat_write(b.map, REG_A, seed, p->o->selftest);
-	if (vk_export_fd(vk, &b, OPAQUE, &fd, r->why) < 0) {
-		export_declined(r, &ep);
-		goto free_buf;
-	}
-	if (child_spawn(&c, r->route, r->why) < 0)
-		goto close_fd;
 	hello(&m, p, seed);
 	hello_buf(&m, &b, OPAQUE);
-	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+	if (child_start(&c, &m, fd, r) < 0)
 		goto finish;
 	if (m.res[R_GL_IMPORT] < 0) {
 		appendf(r->why, ERRLEN, "the child has no usable GLES context");
@@ -377,11 +386,7 @@ void route_t1_gles_xproc(struct probe *p, struct row *r)
 		"Vulkan's vkCmdFillBuffer (region E) read through the child's GL");
 finish:
 	bye(&c, r);
-close_fd:
-	if (fd >= 0)
-		close(fd);
-free_buf:
-	vk_buf_free(vk, &b);
+	export_release(p, &b, fd);
 done:
 	row_finish(r);
 }
@@ -390,11 +395,8 @@ static bool host_usable(struct probe *p, struct row *r, VkExternalMemoryProperti
 {
 	if (!vk_usable(p, r))
 		return false;
-	if (!p->vk.ext_host) {
-		appendf(r->why, ERRLEN, "VK_EXT_external_memory_host not advertised");
-		row_force(r, S_UNSUPPORTED);
-		return false;
-	}
+	if (!p->vk.ext_host)
+		return not_advertised(r, "VK_EXT_external_memory_host");
 	vk_ext_props(&p->vk, HOSTALLOC, ep);
 	return true;
 }
@@ -431,6 +433,19 @@ static size_t host_size(const struct vk *vk, uint64_t size)
 	return (size_t)((size + a - 1) / a * a);
 }
 
+/* The parent's side of every T3 route: a memfd sized for a host-pointer import, payload in region A. */
+static void *memfd_payload(struct probe *p, const char *name, uint32_t seed, size_t *size, int *fd,
+			   struct row *r)
+{
+	void *map;
+
+	*size = host_size(&p->vk, p->o->size);
+	map = memfd_map(name, *size, fd, r->why);
+	if (map)
+		pat_write(map, REG_A, seed, p->o->selftest);
+	return map;
+}
+
 /*
  * T3-external-memory-host: the importing process (the parent) allocates the
  * memfd and imports its own pointer; the child maps the same memfd.
@@ -453,22 +468,18 @@ void route_t3_host(struct probe *p, struct row *r)
 	r->has_child = true;
 	if (!host_usable(p, r, &ep))
 		goto done;
-	size = host_size(&p->vk, p->o->size);
-	map = memfd_map("extmem-t3-host", size, &fd, r->why);
+	map = memfd_payload(p, "extmem-t3-host", seed, &size, &fd, r);
 	if (!map)
 		goto done;
-	pat_write(map, REG_A, seed, p->o->selftest);
 	imported = vk_import_host(&p->vk, &hb, map, size, r->why) == 0;
 	if (!imported) {
 		import_declined(r, &ep);
 		if (r->forced)
 			goto unmap;
 	}
-	if (child_spawn(&c, r->route, r->why) < 0)
-		goto free_buf;
 	hello(&m, p, seed);
 	m.size = size;
-	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+	if (child_start(&c, &m, fd, r) < 0)
 		goto finish;
 	mf->ran = m.res[R_RAW_MAP] >= 0;
 	mf->read = m.res[R_RAW_READ] == 1;
@@ -495,7 +506,6 @@ void route_t3_host(struct probe *p, struct row *r)
 		"vkCmdFillBuffer (region E), in the child's mmap,");
 finish:
 	bye(&c, r);
-free_buf:
 	vk_buf_free(&p->vk, &hb);
 unmap:
 	munmap(map, size);
@@ -525,16 +535,12 @@ void route_t3_client(struct probe *p, struct row *r)
 	r->has_child = true;
 	if (!host_usable(p, r, &ep))
 		goto done;
-	size = host_size(&p->vk, p->o->size);
-	map = memfd_map("extmem-t3-client", size, &fd, r->why);
+	map = memfd_payload(p, "extmem-t3-client", seed, &size, &fd, r);
 	if (!map)
 		goto done;
-	pat_write(map, REG_A, seed, p->o->selftest);
-	if (child_spawn(&c, r->route, r->why) < 0)
-		goto unmap;
 	hello(&m, p, seed);
 	m.size = size;
-	if (exchange(&c, &m, fd, MSG_REPORT, r) < 0)
+	if (child_start(&c, &m, fd, r) < 0)
 		goto finish;
 	mf->ran = m.res[R_RAW_MAP] >= 0;
 	mf->read = m.res[R_RAW_READ] == 1;
@@ -554,7 +560,6 @@ void route_t3_client(struct probe *p, struct row *r)
 		"the server's vkCmdFillBuffer (region E)");
 finish:
 	bye(&c, r);
-unmap:
 	munmap(map, size);
 	close(fd);
 done:
@@ -578,6 +583,31 @@ static int reply(int sock, struct msg *m)
 		return -1;
 	}
 	return 0;
+}
+
+/* the mappings must outlive the parent's checks, which end with its BYE */
+static int reply_then_wait_bye(int sock, struct msg *rep)
+{
+	if (reply(sock, rep) < 0)
+		return -1;
+	wait_bye(sock);
+	return 0;
+}
+
+/* the GPU's copy of the parent's region A and, unless silent, its fill of region E */
+static void child_gpu_access(struct vk *vk, const struct vkbuf *b, const struct msg *h,
+			     struct msg *rep)
+{
+	int rc = vk_gpu_access(vk, b, REG_A, h->seed, REG_E, fill_value(h->seed, h->selftest),
+			       h->selftest != SELFTEST_SILENT, rep->text);
+
+	rep->res[R_GPU_READ] = rc == 1;
+}
+
+static void child_vk_close(struct vk *vk, struct vkbuf *b)
+{
+	vk_buf_free(vk, b);
+	vk_close(vk);
 }
 
 static bool uuid_note(const struct vk *vk, const struct msg *h, struct msg *rep)
@@ -734,20 +764,13 @@ static int child_t1(int sock, const struct msg *h, int fd)
 	}
 	if (!silent && imported)
 		pat_write(b.map, REG_C, h->seed, h->selftest);
-	if (imported) {
-		rc = vk_gpu_access(&vk, &b, REG_A, h->seed, REG_E, fill_value(h->seed, h->selftest),
-				   !silent, rep.text);
-		rep.res[R_GPU_READ] = rc == 1;
-	}
-	rc = reply(sock, &rep);
-	if (rc == 0)
-		wait_bye(sock);
+	if (imported)
+		child_gpu_access(&vk, &b, h, &rep);
+	rc = reply_then_wait_bye(sock, &rep);
 	if (raw != MAP_FAILED)
 		munmap(raw, rawlen);
-	if (vk_ok) {
-		vk_buf_free(&vk, &b);
-		vk_close(&vk);
-	}
+	if (vk_ok)
+		child_vk_close(&vk, &b);
 	return rc < 0;
 }
 
@@ -878,19 +901,12 @@ static int child_t3_client(int sock, const struct msg *h, int fd)
 		if (imported && b.map)
 			pat_write(b.map, REG_B, h->seed, h->selftest);
 	}
-	if (imported) {
-		rc = vk_gpu_access(&vk, &b, REG_A, h->seed, REG_E, fill_value(h->seed, h->selftest),
-				   !silent, rep.text);
-		rep.res[R_GPU_READ] = rc == 1;
-	}
+	if (imported)
+		child_gpu_access(&vk, &b, h, &rep);
 report:
-	rc = reply(sock, &rep);
-	if (rc == 0)
-		wait_bye(sock);
-	if (vk_ok) {
-		vk_buf_free(&vk, &b);
-		vk_close(&vk);
-	}
+	rc = reply_then_wait_bye(sock, &rep);
+	if (vk_ok)
+		child_vk_close(&vk, &b);
 	if (map != MAP_FAILED)
 		munmap(map, (size_t)h->size);
 	return rc < 0;
