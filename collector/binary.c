@@ -76,24 +76,6 @@ int bin_page_count(const void *page, int page_size, uint64_t *events, uint64_t *
 	return ret;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Read every page there is now; -1 on a write error. */
 static int drain_cpu(struct bin_reader *br, struct bin_cpu *bc, struct kbuffer *kbuf,
 		     void *page)

@@ -135,25 +135,6 @@ free_stream:
 	return -1;
 }
 
-/* write(2) all of it; -1 with errno (ENOSPC, EIO, ...) */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int flush_obuf(struct chunk_writer *cw)
 {
 	struct chunk_stream *s = cw->stream;

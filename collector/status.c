@@ -452,16 +452,8 @@ int record_write_status(struct record *r)
 	fd = openat(r->outdir_fd, STATUS_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto put_json;
-	while (len) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto unlink_tmp;
-		text += n;
-		len -= (size_t)n;
-	}
+	if (write_all(fd, text, len))
+		goto unlink_tmp;
 	if (write(fd, "\n", 1) != 1 || fsync(fd))
 		goto unlink_tmp;
 	if (close(fd)) {

@@ -46,6 +46,9 @@ int parse_size(const char *s, uint64_t *bytes);
 /* "10", "10s", "500ms", "2m", "1h" -> microseconds */
 int parse_duration_us(const char *s, uint64_t *usecs);
 
+/* write(2) all of @buf, again after EINTR and short writes: 0, or -1 with errno (ENOSPC, EIO, ...). */
+int write_all(int fd, const void *buf, size_t len);
+
 /* mkdir -p: 0 when @path is a directory afterwards, -1 with errno otherwise. */
 int mkdir_p(const char *path);
 
