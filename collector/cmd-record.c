@@ -935,23 +935,24 @@ static int stream_loop(struct record *r, int fd, int is_stdin)
 	return ret;
 }
 
-static void mark_start(struct record *r)
+static void read_clocks(struct timespec *rt, uint64_t *mono_ns)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &r->start_rt);
+	clock_gettime(CLOCK_REALTIME, rt);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->start_mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	*mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void mark_start(struct record *r)
+{
+	read_clocks(&r->start_rt, &r->start_mono_ns);
 	r->started = 1;
 }
 
 static void mark_stop(struct record *r)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &r->stop_rt);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	r->stop_mono_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	read_clocks(&r->stop_rt, &r->stop_mono_ns);
 	r->stopped = 1;
 }
 
