@@ -430,6 +430,8 @@ static int allocate_memory(struct vk *vk, struct vkbuf *b, VkMemoryAllocateInfo 
 	ai->memoryTypeIndex = b->type;
 	r = vkAllocateMemory(vk->dev, ai, NULL, &b->mem);
 	if (r != VK_SUCCESS) {
+		/* the spec leaves the handle undefined: a later vk_buf_free must not free it */
+		b->mem = VK_NULL_HANDLE;
 		vkfail(err, step, r);
 		destroy_buffer(vk, b);
 		return -1;
