@@ -94,7 +94,11 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-/* "mprotect_fixup+0x1c4/0x2f0 [mod]" -> "mprotect_fixup" */
+/*
+ * "mprotect_fixup+0x1c4/0x2f0 [mod]" -> "mprotect_fixup".  GCC's clones
+ * ("proc_get_vma.isra.0", ".constprop.0", ".part.0", ".cold") are the same
+ * source function: group them under its name.
+ */
 static void caller_func(char *dst, size_t size, const char *caller)
 {
 	size_t n = 0;
@@ -103,7 +107,8 @@ static void caller_func(char *dst, size_t size, const char *caller)
 		copy_str(dst, size, "unknown");
 		return;
 	}
-	while (caller[n] && caller[n] != '+' && caller[n] != ' ' && n < size - 1)
+	while (caller[n] && caller[n] != '+' && caller[n] != ' ' && n < size - 1 &&
+	       (caller[n] != '.' || n == 0))
 		n++;
 	memcpy(dst, caller, n);
 	dst[n] = '\0';
