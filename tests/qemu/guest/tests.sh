@@ -388,10 +388,10 @@ if [ "$VMALOCK" = refcount ]; then
 	# back to mmap_lock; the failure names the maps code as its caller.
 	sysctl_set 1 0
 	trace_start $ALL
-	faulter -F -r 3 -s 256 -m 100000 $DATA > $W/maps.out 2> $W/maps.err &
+	faulter -F -r 3 -s 128 -m 100000 $DATA > $W/maps.out 2> $W/maps.err &
 	fpid=$!
 	i=0
-	while [ $i -lt 200 ] && [ -e /proc/$fpid/maps ]; do
+	while [ $i -lt 300 ] && [ -e /proc/$fpid/maps ]; do
 		cat /proc/$fpid/maps > /dev/null 2>&1
 		i=$((i + 1))
 	done
@@ -399,8 +399,9 @@ if [ "$VMALOCK" = refcount ]; then
 	wait $fpid 2>/dev/null
 	trace_stop maps
 	sysctl_set 0 0
+	diag "maps: $i reads; vma_start_read_fail callers: $(awk '$1 == "vma_start_read_fail" { for (i = 2; i <= NF; i++) if ($i ~ /^caller=/) { c = substr($i, 8); sub(/\+.*/, "", c); n[c]++ } } END { for (c in n) printf "%s=%d ", c, n[c] }' $W/maps.ev); events: $(awk '{print $1}' $W/maps.ev | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
 	evcheck "refcount: reading /proc/PID/maps during fork fails lock_next_vma() (vma_start_read_fail, maps caller, $i reads)" \
-		$W/maps.ev vma_start_read_fail 'f["caller"] ~ /^(get_next_vma|proc_get_vma|m_start|m_next|show_map|query_vma_find_by_addr|query_matching_vma|do_procmap_query)\+/' \
+		$W/maps.ev vma_start_read_fail 'f["caller"] ~ /^(get_next_vma|proc_get_vma|m_start|m_next|show_map|query_vma_find_by_addr|query_matching_vma|do_procmap_query)(\.[a-z]+(\.[0-9]+)?)*\+/' \
 		'common() && '"$ENUM_FAIL"' && isptr(f["vma"])' 1
 fi
 for e in mmap_lock_wait_start mmap_lock_wait_end vma_start_read_fail vma_start_write_wait_start vma_start_write_wait_end; do
