@@ -29,7 +29,11 @@ enum mmlock_fmt {
 
 /*
  * Enumerations, printed as words.  The order is the kernel's numbering
- * (the patches' TRACE_DEFINE_ENUM values follow it).
+ * (the patches' TRACE_DEFINE_ENUM values follow it).  anon_no_anon_vma and
+ * access_error exist only on android14-6.1, whose lock_vma_under_rcu()
+ * refuses an anonymous VMA without anon_vma and whose fault handlers fall
+ * back to mmap_lock on an access error; the 6.12 and 7.2 series never print
+ * them.
  */
 #define MMLOCK_FAULT_LOCK(X)		\
 	X(vma)				\
@@ -57,12 +61,14 @@ enum mmlock_fmt {
 	X(seq_recheck)			\
 	X(wrong_mm)			\
 	X(out_of_range)			\
-	X(not_found)
+	X(not_found)			\
+	X(anon_no_anon_vma)
 
 #define MMLOCK_FALLBACK_REASON(X)	\
 	X(retry)			\
 	X(vma_lock_failed)		\
-	X(kernel_mode)
+	X(kernel_mode)			\
+	X(access_error)
 
 /*
  * F(name, kernel C type, print form, enumeration or NULL)

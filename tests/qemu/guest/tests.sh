@@ -252,8 +252,10 @@ say "# VMA lock design: $VMALOCK"
 ENUM_LOCK='(f["lock"] == "vma" || f["lock"] == "mmap" || f["lock"] == "none")'
 ENUM_WAIT='(f["reason"] == "folio_lock" || f["reason"] == "read_folio" || f["reason"] == "readahead")'
 ENUM_RETRY='f["reason"] ~ /^(drop_async_ra|drop_sync_ra|drop_folio_lock|drop_read_folio|killed|nowait|oom)$/'
-ENUM_FAIL='f["reason"] ~ /^(write_locked|contended|detached|seq_recheck|wrong_mm|out_of_range|not_found)$/'
-ENUM_FB='f["reason"] ~ /^(retry|vma_lock_failed|kernel_mode)$/'
+ENUM_FAIL='f["reason"] ~ /^(write_locked|contended|detached|seq_recheck|wrong_mm|out_of_range|not_found|anon_no_anon_vma)$/'
+ENUM_FB='f["reason"] ~ /^(retry|vma_lock_failed|kernel_mode|access_error)$/'
+# GCC clone suffixes a caller symbol may carry (.isra.0, .constprop.0, .part.0)
+CLONE='(\.[a-z]+(\.[0-9]+)?)*'
 BOOL() { echo "(f[\"$1\"] == 0 || f[\"$1\"] == 1)"; }
 SYM() { echo "(f[\"$1\"] ~ /^[A-Za-z_][A-Za-z0-9_.]*\\+0x[0-9a-f]+\\/0x[0-9a-f]+\$/)"; }
 
@@ -290,22 +292,24 @@ evcheck "stock: fault_mmap_lock_fallback fields" $E fault_mmap_lock_fallback \
 nb=$(grep -c "^filemap_fault_begin .*tgid=$tgid " $E); ne=$(grep -c "^filemap_fault_end .*tgid=$tgid " $E)
 if [ "$nb" -eq "$ne" ] && [ "$nb" -gt 0 ]; then ok "stock: one filemap_fault_end per filemap_fault_begin ($nb)"
 else notok "stock: one filemap_fault_end per filemap_fault_begin" "begin=$nb end=$ne"; fi
+# 6.1's mprotect_fixup() write-locks through vma_merge() first
 evcheck "stock: vma_start_write_begin fields (mprotect on the faulted VMA)" $E vma_start_write_begin \
-	'mine() && f["vm_start"] == vm_start && f["caller"] ~ /mprotect/' \
+	'mine() && f["vm_start"] == vm_start && f["caller"] ~ /mprotect|^vma_merge'"$CLONE"'\+/' \
 	'common() && isptr(f["vma"]) && f["vm_end"] == vm_end && hex(f["flags"]) > 0 && f["anon"] == 0 &&
 	f["dev"] == dev && f["ino"] == ino && '"$(SYM caller)"' && hex(f["user_pc"]) > 0' 2
 # dup_mmap() is static and inlined into copy_process() in this config
 evcheck "stock: vma_start_write_begin from fork (dup_mmap, anon and file VMAs)" $E vma_start_write_begin \
-	'mine() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)\+/' \
+	'mine() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)'"$CLONE"'\+/' \
 	'common() && '"$(BOOL anon)"' && '"$(SYM caller)"' && (f["anon"] == 1 || f["ino"] > 0)' 4
 evcheck "stock: fork write-locks the faulted VMA" $E vma_start_write_begin \
-	'ours() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)\+/' \
+	'ours() && f["caller"] ~ /^(dup_mmap|dup_mm|copy_mm|copy_process)'"$CLONE"'\+/' \
 	'f["vm_start"] == vm_start && f["vm_end"] == vm_end && f["anon"] == 0' 1
+# (6.1's __split_vma() also write-locks the new upper VMA)
 evcheck "stock: munmap of the upper half splits the faulted VMA (__split_vma)" $E vma_start_write_begin \
-	'ours() && f["caller"] ~ /^(__split_vma|split_vma|vma_prepare)\+/ && f["vm_end"] == vm_end' \
-	'f["vm_start"] == vm_start' 1
-evcheck "stock: munmap of the rest write-locks it (vms_gather_munmap_vmas)" $E vma_start_write_begin \
-	'ours() && f["caller"] ~ /^(vms_gather_munmap_vmas|do_vmi_align_munmap|do_vmi_munmap)\+/' \
+	'ours() && f["caller"] ~ /^(__split_vma|split_vma|vma_prepare)'"$CLONE"'\+/ && f["vm_end"] == vm_end && f["vm_start"] == vm_start' \
+	'f["anon"] == 0' 1
+evcheck "stock: munmap of the rest write-locks it (vms_gather_munmap_vmas; 6.1: do_mas_align_munmap)" $E vma_start_write_begin \
+	'ours() && f["caller"] ~ /^(vms_gather_munmap_vmas|do_vmi_align_munmap|do_vmi_munmap|do_mas_align_munmap|do_mas_munmap)'"$CLONE"'\+/' \
 	'f["vm_start"] == vm_start && hex(f["vm_end"]) < hex(vm_end)' 1
 evcheck "stock: vma_start_write_done fields" $E vma_start_write_done \
 	'mine()' 'common() && isptr(f["vma"]) && hex(f["vm_end"]) > hex(f["vm_start"])' 2
@@ -401,7 +405,7 @@ if [ "$VMALOCK" = refcount ]; then
 	sysctl_set 0 0
 	diag "maps: $i reads; vma_start_read_fail callers: $(awk '$1 == "vma_start_read_fail" { for (i = 2; i <= NF; i++) if ($i ~ /^caller=/) { c = substr($i, 8); sub(/\+.*/, "", c); n[c]++ } } END { for (c in n) printf "%s=%d ", c, n[c] }' $W/maps.ev); events: $(awk '{print $1}' $W/maps.ev | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
 	evcheck "refcount: reading /proc/PID/maps during fork fails lock_next_vma() (vma_start_read_fail, maps caller, $i reads)" \
-		$W/maps.ev vma_start_read_fail 'f["caller"] ~ /^(get_next_vma|proc_get_vma|m_start|m_next|show_map|query_vma_find_by_addr|query_matching_vma|do_procmap_query)(\.[a-z]+(\.[0-9]+)?)*\+/' \
+		$W/maps.ev vma_start_read_fail 'f["caller"] ~ /^(get_next_vma|proc_get_vma|m_start|m_next|show_map|query_vma_find_by_addr|query_matching_vma|do_procmap_query)'"$CLONE"'\+/' \
 		'common() && '"$ENUM_FAIL"' && isptr(f["vma"])' 1
 fi
 for e in mmap_lock_wait_start mmap_lock_wait_end vma_start_read_fail vma_start_write_wait_start vma_start_write_wait_end; do
