@@ -284,6 +284,30 @@ static int available(struct collector *c, const char *sys, const char *name)
 }
 
 /*
+ * GKI vendor modules were built against the stock headers: their inlined
+ * mmap_lock wrappers call the out-of-line __mmap_lock_do_trace_*() helpers,
+ * where the Android series emits our wait/hold events, only while a stock
+ * mmap_lock event is enabled.  On an Android kernel the default set enables
+ * them too, or module lock waits stay invisible; the analyzer ignores the
+ * stock copies when the custom events are there.
+ */
+static void add_gki_module_triggers(struct record *r)
+{
+	static const enum mmlock_event_id stock[] = {
+		MMLOCK_EV_MMAP_LOCK_START_LOCKING, MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED,
+		MMLOCK_EV_MMAP_LOCK_RELEASED,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stock); i++) {
+		const struct mmlock_event *ev = &mmlock_events[stock[i]];
+
+		if (available(&r->col, ev->system, ev->name))
+			add_event(&r->col, xstrdup(ev->system), xstrdup(ev->name));
+	}
+}
+
+/*
  * The contract's events; on an unpatched kernel the stock fallback; on a
  * partly patched one ("mixed") the custom events it has plus the stock ones.
  */
@@ -334,6 +358,8 @@ static int add_default_events(struct record *r)
 		}
 		add_event(c, xstrdup(ev->system), xstrdup(ev->name));
 	}
+	if (custom == MMLOCK_EV_NR_CUSTOM && strstr(r->kernel_release, "-android"))
+		add_gki_module_triggers(r);
 	return 0;
 }
 
