@@ -538,6 +538,23 @@ static int kernel_error(struct record *r, const char *what)
 	return -1;
 }
 
+/* FILE is "filter" or "trigger"; the kernel's error log says why it refused VALUE */
+static int write_event_setting(struct record *r, const struct rec_event *e, const char *file,
+			       const char *value)
+{
+	char *what;
+
+	if (!value)
+		return 0;
+	tracefs_error_clear(r->col.inst);
+	if (tracefs_event_file_write(r->col.inst, e->system, e->name, file, value) >= 0)
+		return 0;
+	what = xasprintf("the kernel rejected %s '%s' for %s:%s", file, value, e->system, e->name);
+	kernel_error(r, what);
+	free(what);
+	return -1;
+}
+
 static int write_settings(struct record *r)
 {
 	struct tracefs_instance *inst = r->col.inst;
@@ -588,25 +605,10 @@ static int write_settings(struct record *r)
 	}
 	for (i = 0; i < r->col.nr_events; i++) {
 		struct rec_event *e = &r->col.events[i];
-		char *what;
 
-		tracefs_error_clear(inst);
-		if (e->filter &&
-		    tracefs_event_file_write(inst, e->system, e->name, "filter", e->filter) < 0) {
-			what = xasprintf("the kernel rejected filter '%s' for %s:%s", e->filter,
-					 e->system, e->name);
-			kernel_error(r, what);
-			free(what);
+		if (write_event_setting(r, e, "filter", e->filter) ||
+		    write_event_setting(r, e, "trigger", e->trigger))
 			return -1;
-		}
-		if (e->trigger &&
-		    tracefs_event_file_write(inst, e->system, e->name, "trigger", e->trigger) < 0) {
-			what = xasprintf("the kernel rejected trigger '%s' for %s:%s", e->trigger,
-					 e->system, e->name);
-			kernel_error(r, what);
-			free(what);
-			return -1;
-		}
 		if (tracefs_event_enable(inst, e->system, e->name)) {
 			set_error(r, "cannot enable %s:%s: %s", e->system, e->name, strerror(errno));
 			return -1;
