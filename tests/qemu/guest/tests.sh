@@ -363,11 +363,21 @@ if [ "$VMALOCK" = refcount ]; then
 		'f["readers"] >= 1' 'f["detach"] == 0' 1
 	# fork write-locks with vma_start_write_killable(): SIGKILL the faulter
 	# while fork waits for readers that hold the VMA lock across I/O.
+	# storm_start NAME STRIDE_KB / storm_stop NAME: a traced fork storm
+	# (faulter -F) whose readers hold the VMA lock across I/O, SIGKILLed
+	storm_start() {
+		trace_start $ALL
+		faulter -F -r 3 -s "$2" -m 100000 $DATA > $W/$1.out 2> $W/$1.err &
+		fpid=$!
+	}
+	storm_stop() {
+		kill -9 $fpid
+		wait $fpid 2>/dev/null
+		trace_stop "$1"
+	}
 	sysctl_set 1 0
 	for try in 1 2 3 4 5; do
-		trace_start $ALL
-		faulter -F -r 3 -s 256 -m 100000 $DATA > $W/killed.out 2> $W/killed.err &
-		fpid=$!
+		storm_start killed 256
 		# kill when the forking thread sleeps in the VMA write wait
 		# (wchan names the function), else after about 3 s
 		i=0 wtid=""
@@ -378,9 +388,7 @@ if [ "$VMALOCK" = refcount ]; then
 			sleep 0.01
 			i=$((i + 1))
 		done
-		kill -9 $fpid
-		wait $fpid 2>/dev/null
-		trace_stop killed
+		storm_stop killed
 		grep -q "^vma_start_write_wait_end .*tgid=$tgid .*err=-4" $W/killed.ev && break
 	done
 	sysctl_set 0 0
@@ -391,17 +399,13 @@ if [ "$VMALOCK" = refcount ]; then
 	# lock (6.17+): while fork holds them write-locked, it fails and falls
 	# back to mmap_lock; the failure names the maps code as its caller.
 	sysctl_set 1 0
-	trace_start $ALL
-	faulter -F -r 3 -s 128 -m 100000 $DATA > $W/maps.out 2> $W/maps.err &
-	fpid=$!
+	storm_start maps 128
 	i=0
 	while [ $i -lt 300 ] && [ -e /proc/$fpid/maps ]; do
 		cat /proc/$fpid/maps > /dev/null 2>&1
 		i=$((i + 1))
 	done
-	kill -9 $fpid
-	wait $fpid 2>/dev/null
-	trace_stop maps
+	storm_stop maps
 	sysctl_set 0 0
 	diag "maps: $i reads; vma_start_read_fail callers: $(awk '$1 == "vma_start_read_fail" { for (i = 2; i <= NF; i++) if ($i ~ /^caller=/) { c = substr($i, 8); sub(/\+.*/, "", c); n[c]++ } } END { for (c in n) printf "%s=%d ", c, n[c] }' $W/maps.ev); events: $(awk '{print $1}' $W/maps.ev | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')"
 	evcheck "refcount: reading /proc/PID/maps during fork fails lock_next_vma() (vma_start_read_fail, maps caller, $i reads)" \
