@@ -433,7 +433,7 @@ case "$(uname -r)" in
 	evcheck "6.1: an access error under the per-VMA lock falls back to mmap_lock (fault_mmap_lock_fallback reason=access_error)" \
 		$W/accerr.ev fault_mmap_lock_fallback 'mine() && f["reason"] == "access_error"' 'common() && inmap(f["address"])' 1
 	evcheck "6.1: the first fault of an anonymous VMA without anon_vma is refused (vma_start_read_fail reason=anon_no_anon_vma)" \
-		$W/accerr.ev vma_start_read_fail 'mine() && f["reason"] == "anon_no_anon_vma"' 'common() && inmap(f["address"]) && '"$(SYM caller)" 1 ;;
+		$W/accerr.ev vma_start_read_fail 'mine() && f["reason"] == "anon_no_anon_vma" && inmap(f["address"])' 'common() && '"$(SYM caller)" 1 ;;
 *)
 	evnone "the access error goes to SIGSEGV under the per-VMA lock (no fault_mmap_lock_fallback reason=access_error)" \
 		$W/accerr.ev fault_mmap_lock_fallback 'mine() && f["reason"] == "access_error"' ;;
