@@ -328,6 +328,11 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 		if (json_object_object_get_ex(sum, "capture", &c) &&
 		    json_object_object_get_ex(c, "lost_events", &v))
 			json_object_object_add(row, "lost_events", json_object_get(v));
+		if (json_object_object_get_ex(rep, "result", &c) &&
+		    json_object_object_get_ex(c, "faults", &c) &&
+		    json_object_object_get_ex(c, "per_mib_read", &c) &&
+		    json_object_object_get_ex(c, "total", &v))
+			json_object_object_add(row, "faults_per_mib", json_object_get(v));
 	}
 	json_object_put(sum);
 	json_object_object_add(row, "summary", json_object_new_string(summary));
@@ -356,13 +361,48 @@ static const char *cell(json_object *row, const char *key, char *buf, size_t len
 	return buf;
 }
 
+/*
+ * Faults per MiB read beside stock's, for each other policy of the same
+ * workload: no-retry maps one page per major fault where stock's retry redoes
+ * fault-around, so a difference here is that artefact, not contention.
+ */
+static void compare_with_stock(json_object *rows, size_t first)
+{
+	size_t i, n = json_object_array_length(rows);
+	json_object *stock = NULL, *v;
+	double base;
+
+	for (i = first; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *p;
+
+		if (json_object_object_get_ex(r, "policy", &p) &&
+		    !strcmp(json_object_get_string(p), "stock") &&
+		    json_object_object_get_ex(r, "faults_per_mib", &v) && v)
+			stock = r;
+	}
+	if (!stock)
+		return;
+	json_object_object_get_ex(stock, "faults_per_mib", &v);
+	base = json_object_get_double(v);
+	for (i = first; i < n && base > 0; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		char buf[32];
+
+		if (r == stock || !json_object_object_get_ex(r, "faults_per_mib", &v) || !v)
+			continue;
+		snprintf(buf, sizeof(buf), "%+.1f", (json_object_get_double(v) / base - 1) * 100);
+		json_object_object_add(r, "faults_per_mib_vs_stock_pct",
+				       json_object_new_double_s(strtod(buf, NULL), buf));
+	}
+}
+
 static void print_table(FILE *f, json_object *rows)
 {
 	size_t i, n = json_object_array_length(rows);
-	char b[8][64];
+	char b[10][64];
 
-	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n", "workload", "policy", "verdict",
-		"A", "B", "C", "C_us", "lost");
+	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n", "workload", "policy",
+		"verdict", "A", "B", "C", "C_us", "lost", "flt/MiB", "vs_stock");
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(rows, i), *s;
 
@@ -371,11 +411,13 @@ static void print_table(FILE *f, json_object *rows)
 				cell(r, "policy", b[1], 64), json_object_get_string(s));
 			continue;
 		}
-		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n",
+		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n",
 			cell(r, "workload", b[0], 64), cell(r, "policy", b[1], 64),
 			cell(r, "verdict", b[2], 64), cell(r, "type_a_count", b[3], 64),
 			cell(r, "type_b_count", b[4], 64), cell(r, "type_c_count", b[5], 64),
-			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64));
+			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64),
+			cell(r, "faults_per_mib", b[8], 64),
+			cell(r, "faults_per_mib_vs_stock_pct", b[9], 64));
 	}
 }
 
@@ -507,6 +549,8 @@ int cmd_run(int argc, char **argv)
 
 	rows = json_object_new_array();
 	for (i = optind; i < argc && !interrupted; i++) {
+		size_t first = json_object_array_length(rows);
+
 		for (p = 0; p < ARRAY_SIZE(policies) && !interrupted; p++) {
 			json_object *row;
 
@@ -518,6 +562,7 @@ int cmd_run(int argc, char **argv)
 				failed++;
 			json_object_array_add(rows, row);
 		}
+		compare_with_stock(rows, first);
 	}
 	restore_sysctls();
 

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <stdint.h>
@@ -344,6 +345,88 @@ void wl_gate_destroy(struct wl_gate *g)
 	pthread_mutex_destroy(&gi->lock);
 	free(gi);
 	g->impl = NULL;
+}
+
+/* Sectors read so far by the device of @path's stat file, -1 when unreadable. */
+static long long read_sectors(const char *path)
+{
+	unsigned long long ios, merges, sectors;
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	/* Documentation/block/stat.rst: read I/Os, read merges, read sectors, ... */
+	n = fscanf(f, "%llu %llu %llu", &ios, &merges, &sectors);
+	fclose(f);
+	return n == 3 ? (long long)sectors : -1;
+}
+
+static void fault_counts(long *majflt, long *minflt)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	*majflt = ru.ru_majflt;
+	*minflt = ru.ru_minflt;
+}
+
+void wl_fault_meter_start(struct wl_fault_meter *m, int fd)
+{
+	struct stat st;
+
+	memset(m, 0, sizeof(*m));
+	m->read_bytes = -1;
+	m->sectors0 = -1;
+	if (fd >= 0 && !fstat(fd, &st) && major(st.st_dev)) {
+		snprintf(m->stat_path, sizeof(m->stat_path), "/sys/dev/block/%u:%u/stat",
+			 major(st.st_dev), minor(st.st_dev));
+		m->sectors0 = read_sectors(m->stat_path);
+	}
+	fault_counts(&m->majflt0, &m->minflt0);
+}
+
+void wl_fault_meter_stop(struct wl_fault_meter *m)
+{
+	long long sectors = m->sectors0 < 0 ? -1 : read_sectors(m->stat_path);
+
+	fault_counts(&m->majflt, &m->minflt);
+	m->majflt -= m->majflt0;
+	m->minflt -= m->minflt0;
+	/* the stat file counts 512-byte sectors whatever the device's block size */
+	m->read_bytes = sectors >= m->sectors0 && m->sectors0 >= 0 ?
+			(sectors - m->sectors0) * 512 : -1;
+}
+
+/* A ratio printed with two decimals (json-c would print every binary digit). */
+static json_object *ratio(double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.2f", v);
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+static json_object *per_mib(long faults, double mib)
+{
+	return mib > 0 ? ratio((double)faults / mib) : NULL;
+}
+
+void wl_fault_meter_report(const struct wl_fault_meter *m, json_object *out)
+{
+	json_object *f = json_object_new_object(), *p = json_object_new_object();
+	double mib = m->read_bytes < 0 ? 0 : (double)m->read_bytes / (1 << 20);
+
+	json_object_object_add(out, "major_faults", json_object_new_int64(m->majflt));
+	json_object_object_add(out, "minor_faults", json_object_new_int64(m->minflt));
+	json_object_object_add(f, "major", json_object_new_int64(m->majflt));
+	json_object_object_add(f, "minor", json_object_new_int64(m->minflt));
+	json_object_object_add(f, "read_mib", m->read_bytes < 0 ? NULL : ratio(mib));
+	json_object_object_add(p, "major", per_mib(m->majflt, mib));
+	json_object_object_add(p, "minor", per_mib(m->minflt, mib));
+	json_object_object_add(p, "total", per_mib(m->majflt + m->minflt, mib));
+	json_object_object_add(f, "per_mib_read", p);
+	json_object_object_add(out, "faults", f);
 }
 
 void wl_output_contract(json_object *out, const char *phase, const char *decision,

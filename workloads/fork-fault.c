@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,7 +21,7 @@ struct ff {
 	struct wl_readers rd;
 	unsigned long	forks, fork_errors, drops;
 	uint64_t	fork_max_us, fork_sum_us, ran_us;
-	long		majflt;
+	struct wl_fault_meter faults;
 	char		*error;
 };
 
@@ -64,7 +63,6 @@ static void fork_tick(void *arg, uint64_t elapsed_us)
 static int ff_run(void *priv, const struct workload_common *c)
 {
 	struct ff *f = priv;
-	struct rusage ru0, ru1;
 
 	if (wl_map_file(&f->f, c->dir, "fork-fault.dat", (unsigned long)f->pages)) {
 		f->error = xasprintf("cannot map a file of %ld pages in %s: %s", f->pages, c->dir,
@@ -74,7 +72,7 @@ static int ff_run(void *priv, const struct workload_common *c)
 	wl_set_priority((int)f->forker_nice, 0);
 	f->rd = (struct wl_readers){ .f = &f->f, .n = (int)f->readers,
 				     .nice_val = (int)f->reader_nice };
-	getrusage(RUSAGE_SELF, &ru0);
+	wl_fault_meter_start(&f->faults, f->f.fd);
 	if (wl_readers_start(&f->rd)) {
 		wl_readers_stop(&f->rd);
 		f->error = xasprintf("pthread_create failed");
@@ -83,8 +81,7 @@ static int ff_run(void *priv, const struct workload_common *c)
 	f->ran_us = wl_drive(c->duration_us, &f->f, (uint64_t)f->drop_period_ms * 1000, fork_tick,
 			     f, &f->drops);
 	wl_readers_stop(&f->rd);
-	getrusage(RUSAGE_SELF, &ru1);
-	f->majflt = ru1.ru_majflt - ru0.ru_majflt;
+	wl_fault_meter_stop(&f->faults);
 	return 0;
 }
 
@@ -100,13 +97,13 @@ static void ff_report(void *priv, json_object *out)
 	json_object_object_add(r, "fork_mean_us",
 			       json_object_new_uint64(f->forks ? f->fork_sum_us / f->forks : 0));
 	json_object_object_add(r, "fork_max_us", json_object_new_uint64(f->fork_max_us));
-	json_object_object_add(r, "major_faults", json_object_new_int64(f->majflt));
+	wl_fault_meter_report(&f->faults, r);
 	json_object_object_add(r, "drops", json_object_new_uint64(f->drops));
 	wl_readers_report(&f->rd, r);
 	json_object_object_add(out, "result", r);
 	ev = xasprintf("%lu forks (mean %llu us, max %llu us) beside %ld readers with %ld major "
 		       "faults", f->forks, (unsigned long long)(f->forks ? f->fork_sum_us / f->forks : 0),
-		       (unsigned long long)f->fork_max_us, f->readers, f->majflt);
+		       (unsigned long long)f->fork_max_us, f->readers, f->faults.majflt);
 	wl_output_contract(out, f->error ? "setup" : "ran to the end",
 			   "readers sweep a file VMA, the main thread forks every period", ev,
 			   "none", f->error ? f->error : "none",

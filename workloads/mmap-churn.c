@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -24,7 +23,7 @@ struct mc {
 	struct wl_readers rd;
 	volatile int	stop;
 	unsigned long	cycles, errors, drops;
-	long		majflt;
+	struct wl_fault_meter faults;
 	char		*error;
 };
 
@@ -66,7 +65,6 @@ static int mc_run(void *priv, const struct workload_common *c)
 {
 	struct mc *m = priv;
 	pthread_t t[WL_MAX_THREADS];
-	struct rusage ru0, ru1;
 	int i, n = 0;
 
 	if (wl_map_file(&m->f, c->dir, "mmap-churn.dat", (unsigned long)m->pages)) {
@@ -76,7 +74,7 @@ static int mc_run(void *priv, const struct workload_common *c)
 	}
 	m->rd = (struct wl_readers){ .f = &m->f, .n = (int)m->readers,
 				     .nice_val = (int)m->reader_nice, .random = 1 };
-	getrusage(RUSAGE_SELF, &ru0);
+	wl_fault_meter_start(&m->faults, m->f.fd);
 	if (wl_readers_start(&m->rd))
 		m->error = xasprintf("pthread_create failed");
 	for (i = 0; !m->error && i < m->churners; i++, n++)
@@ -89,8 +87,7 @@ static int mc_run(void *priv, const struct workload_common *c)
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	wl_readers_stop(&m->rd);
-	getrusage(RUSAGE_SELF, &ru1);
-	m->majflt = ru1.ru_majflt - ru0.ru_majflt;
+	wl_fault_meter_stop(&m->faults);
 	return m->error ? -1 : 0;
 }
 
@@ -103,12 +100,12 @@ static void mc_report(void *priv, json_object *out)
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(m->ran_us / 1000));
 	json_object_object_add(r, "mmap_munmap_cycles", json_object_new_uint64(m->cycles));
 	json_object_object_add(r, "mmap_errors", json_object_new_uint64(m->errors));
-	json_object_object_add(r, "major_faults", json_object_new_int64(m->majflt));
+	wl_fault_meter_report(&m->faults, r);
 	json_object_object_add(r, "drops", json_object_new_uint64(m->drops));
 	wl_readers_report(&m->rd, r);
 	json_object_object_add(out, "result", r);
 	ev = xasprintf("%lu mmap/munmap cycles by %ld churners beside %ld random readers with %ld "
-		       "major faults", m->cycles, m->churners, m->readers, m->majflt);
+		       "major faults", m->cycles, m->churners, m->readers, m->faults.majflt);
 	wl_output_contract(out, m->error ? "setup" : "ran to the end",
 			   "churners take mmap_lock for write; readers fault randomly", ev, "none",
 			   m->error ? m->error : "none",

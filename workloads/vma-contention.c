@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -38,7 +37,7 @@ struct vc {
 	int		writer_tids[WL_MAX_THREADS];
 	int		writer_prio;
 	uint64_t	ran_us;
-	long		majflt, minflt;	/* during the run, from getrusage */
+	struct wl_fault_meter faults;
 	int		phase;		/* 0 setup, 1 readers, 2 writers, 3 done */
 	char		*error;
 };
@@ -98,7 +97,6 @@ static int vc_run(void *priv, const struct workload_common *c)
 	struct vc *v = priv;
 	pthread_t wt[WL_MAX_THREADS];
 	struct worker ww[WL_MAX_THREADS];
-	struct rusage ru0, ru1;
 	int i, nw = 0, ret = -1;
 
 	if (wl_map_file(&v->f, c->dir, "vma-contention.dat", (unsigned long)v->pages)) {
@@ -117,14 +115,12 @@ static int vc_run(void *priv, const struct workload_common *c)
 		if (pthread_create(&wt[i], NULL, writer, &ww[i]))
 			goto out_stop;
 	}
-	getrusage(RUSAGE_SELF, &ru0);
+	wl_fault_meter_start(&v->faults, v->f.fd);
 	v->phase = 1;
 	wl_gate_open(&v->reader_gate);
 	v->ran_us = wl_drive(c->duration_us, &v->f, (uint64_t)v->drop_period_ms * 1000,
 			     release_writers, v, &v->drops);
-	getrusage(RUSAGE_SELF, &ru1);
-	v->majflt = ru1.ru_majflt - ru0.ru_majflt;
-	v->minflt = ru1.ru_minflt - ru0.ru_minflt;
+	wl_fault_meter_stop(&v->faults);
 	ret = 0;
 out_stop:
 	atomic_store(&v->stop, 1);
@@ -155,8 +151,7 @@ static void vc_report(void *priv, json_object *out)
 	snprintf(buf, sizeof(buf), "%lx", (unsigned long)v->f.map);
 	json_object_object_add(r, "map_start", json_object_new_string(buf));
 	json_object_object_add(r, "ran_ms", json_object_new_uint64(v->ran_us / 1000));
-	json_object_object_add(r, "major_faults", json_object_new_int64(v->majflt));
-	json_object_object_add(r, "minor_faults", json_object_new_int64(v->minflt));
+	wl_fault_meter_report(&v->faults, r);
 	json_object_object_add(r, "mprotects", json_object_new_uint64(v->mprotects));
 	json_object_object_add(r, "drops", json_object_new_uint64(v->drops));
 	json_object_object_add(r, "writer_priority_errors", json_object_new_uint64(v->prio_errors));
@@ -169,7 +164,7 @@ static void vc_report(void *priv, json_object *out)
 
 	evidence = xasprintf("%ld major and %ld minor faults by %ld readers, %lu mprotect calls "
 			     "by %ld writers on one VMA of %ld pages, %lu evictions",
-			     v->majflt, v->minflt, v->readers, (unsigned long)v->mprotects,
+			     v->faults.majflt, v->faults.minflt, v->readers, (unsigned long)v->mprotects,
 			     v->writers, v->pages, v->drops);
 	wl_output_contract(out, phases[v->phase],
 			   "gate readers, release writers after the delay, sweep pages, "

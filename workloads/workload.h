@@ -123,6 +123,23 @@ void wl_gate_init(struct wl_gate *g);
 void wl_gate_wait(struct wl_gate *g);
 void wl_gate_open(struct wl_gate *g);
 void wl_gate_destroy(struct wl_gate *g);
+/*
+ * What the faults of a run cost in I/O: getrusage() fault counts and the
+ * sectors read by the block device under the workload's file, so policies
+ * can be compared per MiB read (no-retry maps one page per major fault where
+ * stock's retry redoes fault-around: the difference shows as minor faults).
+ */
+struct wl_fault_meter {
+	long		majflt, minflt;		/* during the run */
+	long long	read_bytes;		/* -1: the file has no block device */
+	char		stat_path[64];		/* /sys/dev/block/MAJ:MIN/stat */
+	long		majflt0, minflt0;
+	long long	sectors0;
+};
+void wl_fault_meter_start(struct wl_fault_meter *m, int fd);
+void wl_fault_meter_stop(struct wl_fault_meter *m);
+/* Adds "major_faults", "minor_faults" and "faults" (per MiB read) to @out. */
+void wl_fault_meter_report(const struct wl_fault_meter *m, json_object *out);
 /* The seed's output contract, as JSON keys. */
 void wl_output_contract(json_object *out, const char *phase, const char *decision,
 			const char *evidence, const char *fallback, const char *blocker,
