@@ -21,6 +21,9 @@ enum slot_anomaly {
 
 enum wait_kind { WAIT_FAULT, WAIT_VMA, WAIT_MMAP, WAIT_NR };
 
+/* get_word() for the word "unknown", which any enumeration may print */
+#define LOCK_UNKNOWN	1000
+
 #define STACK_LEN	192
 #define CALLER_LEN	96
 #define COMM_LEN	32
@@ -151,6 +154,7 @@ struct analysis {
 	/* filemap */
 	struct reason_counts	retry_reasons;
 	uint64_t		waits_by_lock[MMLOCK_FL_NR];
+	uint64_t		waits_lock_unknown;	/* lock=unknown (contract v2) */
 	uint64_t		major_count;
 	struct hist		fault_wait;
 	/* vma writer */

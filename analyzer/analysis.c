@@ -76,10 +76,18 @@ static int get_bool(const struct parsed_line *pl, const char *key)
 	return v && (!strcmp(v, "1") || !strcmp(v, "true"));
 }
 
+/*
+ * The index of a field's enumeration word; LOCK_UNKNOWN for the word
+ * "unknown" (version 2 of the contract prints it for a path nobody annotated,
+ * whether or not this build's word table lists it), -1 when absent or not a
+ * word of the list.
+ */
 static int get_word(const struct parsed_line *pl, const char *key, const char *const *words)
 {
 	const char *v = parsed_get(pl, key);
 
+	if (v && !strcmp(v, "unknown"))
+		return LOCK_UNKNOWN;
 	return v ? mmlock_word_index(words, v) : -1;
 }
 
@@ -607,7 +615,9 @@ static void on_fault_wait_end(struct analysis *an, struct task *t,
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
 	hist_add(&an->fault_wait, ns / 1000);
-	if (iv->lock >= 0)
+	if (iv->lock == LOCK_UNKNOWN)
+		an->waits_lock_unknown++;
+	else if (iv->lock >= 0)
 		an->waits_by_lock[iv->lock]++;
 	wait_stat(t, WAIT_FAULT, ns);
 	if (iv->list == L_OPEN_FW)

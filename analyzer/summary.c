@@ -517,7 +517,12 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		if (m) {
 			wl = json_object_new_object();
 			for (i = 0; i < MMLOCK_FL_NR; i++)
-				add(wl, mmlock_words_fault_lock[i], jint(an->waits_by_lock[i]));
+				if (strcmp(mmlock_words_fault_lock[i], "unknown"))
+					add(wl, mmlock_words_fault_lock[i],
+					    jint(an->waits_by_lock[i]));
+			/* only where the trace printed it: older summaries stay the same */
+			if (an->waits_lock_unknown)
+				add(wl, "unknown", jint(an->waits_lock_unknown));
 		} else {
 			wl = NULL;
 		}

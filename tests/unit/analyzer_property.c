@@ -108,6 +108,40 @@ static const char *lock_word[] = { "vma", "mmap", "none" };
 
 /* 0: trace_pipe, 1: with the record-tgid column, 2: trace-cmd report (no flags) */
 static int header_style;
+/*
+ * Version 2 of the contract's text form (events.md): no "pid=" (the header
+ * carries the pid), booleans true|false.  Version 1: pid= first, 0|1.
+ */
+static int contract_v2;
+
+/* Version 2's booleans: "write=1" -> "write=true" in @payload (room for it). */
+static void v2_booleans(char *payload, size_t size)
+{
+	static const char *const keys[] = { "write=", "success=", "major=", "lock_dropped=",
+					    "anon=", "detach=" };
+	char out[512], *o = out, *p = payload;
+	size_t i;
+
+	while (*p && (size_t)(o - out) < sizeof(out) - 8) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			size_t n = strlen(keys[i]);
+
+			if ((p == payload || p[-1] == ' ') && !strncmp(p, keys[i], n) &&
+			    (p[n] == '0' || p[n] == '1') && (!p[n + 1] || p[n + 1] == ' '))
+				break;
+		}
+		if (i < sizeof(keys) / sizeof(keys[0])) {
+			size_t n = strlen(keys[i]);
+
+			o += sprintf(o, "%s%s", keys[i], p[n] == '1' ? "true" : "false");
+			p += n + 1;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	snprintf(payload, size, "%s", out);
+}
 
 static const char *mm_ptr(int mm)
 {
@@ -135,7 +169,7 @@ static void emit(struct task *t, const char *event, const char *fmt, ...)
 
 static void emit(struct task *t, const char *event, const char *fmt, ...)
 {
-	char payload[512], tgid[16], *text;
+	char payload[512], tgid[16], pid[24], *text;
 	struct line l;
 	uint64_t ts = BASE_US + t->t;
 	va_list ap;
@@ -143,14 +177,20 @@ static void emit(struct task *t, const char *event, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(payload, sizeof(payload), fmt, ap);
 	va_end(ap);
+	if (contract_v2)
+		v2_booleans(payload, sizeof(payload));
 	if (header_style == 1)	/* record-tgid */
 		snprintf(tgid, sizeof(tgid), "(%7d) ", t->tgid);
 	else
 		tgid[0] = '\0';
+	if (contract_v2)
+		snprintf(pid, sizeof(pid), "%s", "");
+	else
+		snprintf(pid, sizeof(pid), "pid=%d ", t->pid);
 	if (asprintf(&text, "%16s-%-7d %s[%03d] %s%6" PRIu64 ".%06" PRIu64
-		     ": %s: pid=%d tgid=%d prio=%d mm=%s %s\n", t->comm, t->pid, tgid, t->cpu,
+		     ": %s: %stgid=%d prio=%d mm=%s %s\n", t->comm, t->pid, tgid, t->cpu,
 		     header_style == 2 ? "" : "..... ", ts / 1000000, ts % 1000000, event,
-		     t->pid, t->tgid, t->prio, mm_ptr(t->mm), payload) < 0)
+		     pid, t->tgid, t->prio, mm_ptr(t->mm), payload) < 0)
 		abort();
 	l.ts = t->t;
 	l.text = text;
@@ -377,6 +417,7 @@ static int generate(uint64_t seed, const char *path)
 	rng_state = seed * 0x2545f4914f6cdd1dULL + 1;
 	reset_world();
 	header_style = (int)(seed % 3);
+	contract_v2 = (int)(seed / 3 % 2);
 	nr_tasks = rr(2, 6);
 	nr_mms = rr(1, 2);
 	nr_vmas[0] = rr(1, 2);
