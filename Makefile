@@ -9,15 +9,39 @@
 #   make V=1        show the commands;  make O=DIR  build out of tree
 #   make SAN=1      build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make check      cppcheck over the sources
+#   make ARCH=arm64 static aarch64 mmlock, unit tests and tools in build-arm64/
+#                   (Debian's cross gcc + arm64 -dev packages: install-deps.sh arm64);
+#                   make ARCH=arm64 test runs the unit and CLI suites under
+#                   qemu-aarch64-static
 
 MAKEFLAGS += --no-builtin-rules
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .SECONDARY:
 
-O	?= build
 V	?= 0
 SAN	?= 0
+ARCH	?=
+
+# A cross build (make ARCH=arm64) gets its own folder and static binaries
+# (a phone has no libtracefs); the native build stays as it was.
+ifeq ($(ARCH),arm64)
+  O		?= build-arm64
+  CROSS_COMPILE	?= aarch64-linux-gnu-
+  ifeq ($(origin CC),default)
+    CC		= $(CROSS_COMPILE)gcc
+  endif
+  AR		= $(CROSS_COMPILE)ar
+  PKG_CONFIG	= PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig pkg-config
+  PKG_STATIC	= --static
+  LDFLAGS	+= -static
+  DEPS_GROUP	= arm64
+else ifneq ($(filter-out x86_64 x86 $(shell uname -m),$(ARCH)),)
+  $(error ARCH=$(ARCH): only arm64 is cross-built (leave ARCH unset for this machine))
+endif
+O		?= build
+PKG_CONFIG	?= pkg-config
+AR		?= ar
 
 ifeq ($(V),1)
   Q =
@@ -58,11 +82,11 @@ all: $(O)/mmlock $(UNIT_BINS) $(TOOL_BINS)
 # On a fresh Debian 12 machine the libraries are missing: install them once.
 $(DEPS_STAMP): scripts/install-deps.sh
 	$(Q)mkdir -p $(@D)
-	$(Q)pkg-config --exists $(PKGS) 2>/dev/null || scripts/install-deps.sh
+	$(Q)$(PKG_CONFIG) --exists $(PKGS) 2>/dev/null || scripts/install-deps.sh $(DEPS_GROUP)
 	$(Q)touch $@
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   = $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS))
 
 $(O)/%.o: %.c $(DEPS_STAMP)
 	$(quiet) CC $@
@@ -71,7 +95,7 @@ $(O)/%.o: %.c $(DEPS_STAMP)
 
 $(O)/libmmlock.a: $(LIB_OBJS)
 	$(quiet) AR $@
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(O)/mmlock: $(O)/mmlock.o $(O)/libmmlock.a
 	$(quiet) LD $@
@@ -87,7 +111,7 @@ $(O)/tests/tools/%: $(O)/tests/tools/%.o $(O)/libmmlock.a
 
 # The extmem probe (Vulkan, EGL, GLES) is a binary of its own beside mmlock,
 # built where those libraries are installed (scripts/install-deps.sh gpu).
-ifeq ($(shell pkg-config --exists vulkan egl glesv2 2>/dev/null && echo yes),yes)
+ifeq ($(shell $(PKG_CONFIG) --exists vulkan egl glesv2 2>/dev/null && echo yes),yes)
 all: $(O)/extmem-probe
 endif
 $(O)/extmem-probe: $(wildcard workloads/extmem/*.c workloads/extmem/*.h workloads/extmem/Makefile)
@@ -100,8 +124,25 @@ $(O)/workloads/cmd-workload.o: CFLAGS += -DMMLOCK_BUILD_CFLAGS='"$(BUILD_FLAGS)"
 deps:
 	scripts/install-deps.sh
 
+ifeq ($(ARCH),arm64)
+# The aarch64 binaries run here under qemu-user: $(O)/qemu-user mirrors them as
+# wrapper scripts, so the suites exec them as they exec native ones (also from
+# inside an emulated program, e.g. the property test's fork+exec of MMLOCK).
+QEMU_USER ?= qemu-aarch64-static
+EMU := $(O)/qemu-user
+test: all
+	$(quiet) WRAP $(EMU)
+	$(Q)command -v $(QEMU_USER) >/dev/null || scripts/install-deps.sh arm64
+	$(Q)rm -rf $(EMU) && mkdir -p $(EMU)/tests/unit $(EMU)/tests/tools
+	$(Q)for b in mmlock $(UNIT_BINS:$(O)/%=%) $(TOOL_BINS:$(O)/%=%); do \
+		printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(QEMU_USER)' "$(abspath $(O))/$$b" \
+			> $(EMU)/$$b && chmod 755 $(EMU)/$$b || exit 1; \
+	done
+	$(Q)PROPERTY_SEEDS=$${PROPERTY_SEEDS:-200} O=$(EMU) tests/run $(or $(SUITES),unit cli)
+else
 test: all
 	$(Q)O=$(O) tests/run
+endif
 
 run: all
 	$(Q)O=$(O) scripts/main-job

@@ -2,7 +2,10 @@
 # Install what mmlock needs on Debian 12 (bookworm).  Idempotent: packages
 # already present are not touched.  Groups: build (default), kernel (patched
 # kernel in QEMU), gpu (the extmem workload), bench (peers the benchmarks
-# measure against), all (everything but bench).
+# measure against), arm64 (make ARCH=arm64: the cross compiler, the arm64
+# -dev packages through multiarch, qemu-aarch64-static to test them), device
+# (mmlock device and its arm64 guest test: adb, ssh, qemu-system-aarch64,
+# dropbear for the guest), all (everything but bench).
 set -eu
 
 build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev
@@ -11,6 +14,10 @@ kernel="linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs cpio bc flex 
 	libelf-dev libssl-dev gcc-aarch64-linux-gnu ccache xz-utils kmod"
 gpu="libvulkan-dev mesa-vulkan-drivers libegl-dev libgles-dev"
 bench="time linux-perf"
+arm64="gcc-aarch64-linux-gnu libc6-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
+	libjson-c-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 qemu-user-static"
+device="adb openssh-client qemu-system-arm dropbear-bin libtomcrypt1:arm64 libtommath1:arm64
+	libcrypt1:arm64 zlib1g:arm64"
 
 want=""
 [ $# -eq 0 ] && set -- build
@@ -20,8 +27,10 @@ for group in "$@"; do
 	kernel)	want="$want $kernel" ;;
 	gpu)	want="$want $gpu" ;;
 	bench)	want="$want $bench" ;;
-	all)	want="$want $build $kernel $gpu" ;;
-	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, bench, all)" >&2; exit 2 ;;
+	arm64)	want="$want $arm64" ;;
+	device)	want="$want $arm64 $device" ;;
+	all)	want="$want $build $kernel $gpu $arm64 $device" ;;
+	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, bench, arm64, device, all)" >&2; exit 2 ;;
 	esac
 done
 
@@ -38,6 +47,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# arm64 packages come through multiarch; adding the architecture twice is harmless
+case "$missing" in
+*:arm64*)
+	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64 ;;
+esac
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
