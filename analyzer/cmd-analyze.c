@@ -124,8 +124,15 @@ static int load_status(const char *path, struct status_info *st)
 		st->root = NULL;
 		return -1;
 	}
+	/*
+	 * events null: the producer's set is unknown (record --stdin without
+	 * -e), like a bare trace.  An older --stdin capture wrote [] for the
+	 * same thing; [] never means "nothing recorded" there.
+	 */
 	if (json_object_object_get_ex(st->root, "events", &v) &&
-	    json_object_is_type(v, json_type_array)) {
+	    json_object_is_type(v, json_type_array) &&
+	    (json_object_array_length(v) || !jstr(st->root, "mode") ||
+	     strcmp(jstr(st->root, "mode"), "stdin"))) {
 		size_t i, n = json_object_array_length(v);
 
 		st->events = xcalloc(n + 1, sizeof(*st->events));

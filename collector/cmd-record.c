@@ -984,11 +984,74 @@ static void mark_stop(struct record *r)
 	r->stopped = 1;
 }
 
+/*
+ * --stdin: a producer elsewhere (a phone's trace_pipe behind adb) enabled the
+ * events; -e names them, -F and -s say which filters and stack triggers it
+ * wrote, so trace.status describes that capture.  Nothing is written to a
+ * kernel here.  Without -e the set is unknowable: trace.status says null,
+ * never [] (which would read as "nothing recorded").
+ */
+static int stdin_events(struct record *r)
+{
+	struct record_opts *o = r->opts;
+	struct collector *c = &r->col;
+	int custom = 0, stock = 0, other = 0;
+	size_t i;
+
+	if (!o->nr_events) {
+		if (o->nr_filters || o->nr_stacks) {
+			set_error(r, "--stdin: --filter and --stack describe events named with -e; "
+				  "give -e LIST");
+			return -1;
+		}
+		r->events_unknown = 1;
+		return 0;
+	}
+	for (i = 0; i < o->nr_events; i++) {
+		const char *spec = o->events[i], *colon = strchr(spec, ':');
+		const struct mmlock_event *ev = mmlock_event_find(spec);
+		char *full;
+
+		if (ev) {
+			full = xasprintf("%s:%s", ev->system, ev->name);
+		} else if (colon && colon > spec && colon[1] && !strchr(colon + 1, ':') &&
+			   !strpbrk(spec, " \t\n/")) {
+			full = xstrdup(spec);	/* a vendor event the contract does not list */
+		} else {
+			set_error(r, "--stdin: event '%s' is not in the contract (mmlock events): "
+				  "name it as SYSTEM:NAME", spec);
+			return -1;
+		}
+		c->available = xrealloc(c->available, (c->nr_available + 1) *
+					sizeof(*c->available));
+		c->available[c->nr_available++] = full;
+		colon = strchr(full, ':');
+		add_event(c, xstrndup(full, (size_t)(colon - full)), xstrdup(colon + 1));
+	}
+	for (i = 0; i < c->nr_events; i++) {
+		char *full = xasprintf("%s:%s", c->events[i].system, c->events[i].name);
+		const struct mmlock_event *ev = mmlock_event_find(full);
+
+		free(full);
+		if (ev && ev->custom)
+			custom++;
+		else if (ev)
+			stock++;
+		else
+			other++;
+	}
+	r->event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : custom && stock ? "mixed" :
+		       !custom && stock && !other ? "stock" : "user";
+	return build_filters(r);
+}
+
 static int record_stdin(struct record *r)
 {
 	int ret;
 
 	r->mode = "stdin";
+	if (stdin_events(r))
+		return MMLOCK_EXIT_USAGE;
 	if (open_outdir(r))
 		return MMLOCK_EXIT_OUTPUT;
 	if (install_signals() || open_chunks(r))
@@ -1264,6 +1327,7 @@ int cmd_record(int argc, char **argv)
 	else
 		ret = record_trace(&r);
 
+	collector_destroy(&r.col);	/* --stdin fills its event list too */
 	if (r.cw_live)
 		chunk_writer_release(&r.cw);
 	if (r.bin_live)

@@ -16,7 +16,7 @@ void record_usage(FILE *out)
 {
 	fprintf(out,
 "usage: mmlock record [OPTIONS] -o DIR [-- COMMAND [ARGS...]]\n"
-"       mmlock record --stdin [OPTIONS] -o DIR\n"
+"       mmlock record --stdin [-e LIST [-F EV:EXPR] [-s EV]] [OPTIONS] -o DIR\n"
 "\n"
 "Stream trace events from a private tracefs instance into DIR as numbered,\n"
 "line-complete text chunks (or per-CPU raw pages with --binary), with\n"
@@ -42,7 +42,9 @@ void record_usage(FILE *out)
 "  -z, --compress KIND     gzip (default), zstd or none\n"
 "      --level N           compression level (default 1)\n"
 "      --binary            per-CPU raw ring-buffer pages, not text\n"
-"      --stdin             chunk standard input (e.g. adb exec-out cat trace_pipe)\n"
+"      --stdin             chunk standard input (e.g. adb exec-out cat trace_pipe);\n"
+"                          -e/-F/-s then say what the producer enabled (written\n"
+"                          to trace.status only; without -e: unknown, null)\n"
 "      --from-binary SRC   decode the --binary capture in SRC into text chunks\n"
 "      --progress          progress on stderr once a second (default: when a tty)\n"
 "      --no-fsync          do not fsync chunks when they are completed\n"

@@ -28,6 +28,7 @@ struct record {
 	int			made_outdir;
 	struct collector	col;
 	const char		*event_set;	/* "custom", "stock", "user", NULL */
+	int			events_unknown;	/* --stdin without -e: events null */
 	char			**events_missing; /* default-set events the kernel lacks */
 	size_t			nr_events_missing;
 	char			*clock;

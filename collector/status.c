@@ -309,6 +309,10 @@ static struct json_object *build(struct record *r)
 		free(full);
 		nstack += e->trigger != NULL;
 	}
+	if (r->events_unknown) {
+		json_object_put(a);
+		a = NULL;
+	}
 	add(o, "events", a);
 	a = json_object_new_array();
 	for (i = 0; i < r->nr_events_missing; i++)
