@@ -67,7 +67,7 @@ endif
 
 # Sources are found by folder, so a new subcommand or module is one new file.
 LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c analyzer/*.c \
-			      collector/*.c workloads/*.c))
+			      collector/*.c workloads/*.c device/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -116,6 +116,14 @@ all: $(O)/extmem-probe
 endif
 $(O)/extmem-probe: $(wildcard workloads/extmem/*.c workloads/extmem/*.h workloads/extmem/Makefile)
 	$(Q)$(MAKE) -s -C workloads/extmem O=$(abspath $(O)) V=$(V) SAN=$(SAN)
+
+# The device agent (a shell script run on the phone) is compiled in as a string.
+$(O)/device/agent.inc: device/agent.sh
+	$(quiet) GEN $@
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+$(O)/device/cmd-device.o: $(O)/device/agent.inc
+$(O)/device/cmd-device.o: CFLAGS += -I$(O)/device
 
 # The workloads report the flags they were built with (the seed's contract).
 BUILD_FLAGS := $(CC) $(filter-out -D% -I%,$(CFLAGS))

@@ -22,6 +22,7 @@ static const struct cmd_struct commands[] = {
 	{ "events",	cmd_events,	"list the event contract, or check it against the kernel" },
 	{ "reset",	cmd_reset,	"remove tracing instances left by a killed mmlock record" },
 	{ "run",	cmd_run,	"record and analyze workloads under the fault policies" },
+	{ "device",	cmd_device,	"check a phone or board (adb, ssh) and run the workloads there" },
 	{ "workload",	cmd_workload,	"run a load generator (vma-contention, ...) and report it" },
 };
 

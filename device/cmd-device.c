@@ -1,0 +1,1477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmlock device: what `mmlock run` does locally, on a phone or a board
+ * reached through adb or ssh.  The device runs a small shell agent
+ * (agent.sh, pushed with the static mmlock binary of its architecture);
+ * everything it changes is listed on the device so that `restore` undoes it
+ * on every exit.  Capture is either host-side (the device's trace_pipe
+ * streamed through the transport into `mmlock record --stdin` here) or
+ * device-side (`mmlock record` on the device, its chunks pulled afterwards);
+ * analysis always runs here.  record, analyze and compare are called as
+ * functions in a forked child with a built argv (perf's builtin style): the
+ * child keeps their signal handlers and getopt state away from this loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "device.h"
+#include "mmlock.h"
+#include "mmlock_events.h"
+#include "util.h"
+#include "workloads/workload.h"
+
+static const char agent_text[] =
+#include "agent.inc"
+	;
+
+#define END_MARKER	"mmlock-device-end "
+
+struct policy {
+	const char	*name;
+	int		no_retry, retry_vma_lock;
+};
+
+static const struct policy policies[] = {
+	{ "stock",	0, 0 },
+	{ "no-retry",	1, 0 },
+	{ "retry-vma",	0, 1 },
+};
+
+struct dev_opts {
+	const char	*serial, *ssh, *base, *outdir, *name, *kernel, *duration, *files,
+			*threshold, *buffer_kb, *binary;
+	int		device_capture;		/* --capture device */
+	int		raw;			/* --binary pages (device-side) */
+	int		policy_mask;
+	char		**args;
+	int		nr_args;
+};
+
+/* What the device told the agent's probe, as key=value lines. */
+struct probe {
+	char	**keys, **vals;
+	size_t	n;
+	char	**events;	/* sys:name */
+	size_t	nr_events;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void probe_free(struct probe *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->keys[i]);
+		free(p->vals[i]);
+	}
+	for (i = 0; i < p->nr_events; i++)
+		free(p->events[i]);
+	free(p->keys);
+	free(p->vals);
+	free(p->events);
+	memset(p, 0, sizeof(*p));
+}
+
+static void probe_parse(struct probe *p, char *text)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!strcmp(line, "event")) {
+			p->events = xrealloc(p->events, (p->nr_events + 1) * sizeof(*p->events));
+			p->events[p->nr_events++] = xstrdup(eq + 1);
+			continue;
+		}
+		p->keys = xrealloc(p->keys, (p->n + 1) * sizeof(*p->keys));
+		p->vals = xrealloc(p->vals, (p->n + 1) * sizeof(*p->vals));
+		p->keys[p->n] = xstrdup(line);
+		p->vals[p->n++] = xstrdup(eq + 1);
+	}
+}
+
+static const char *probe_get(const struct probe *p, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->keys[i], key))
+			return p->vals[i];
+	return NULL;
+}
+
+static int probe_has_event(const struct probe *p, const char *sys, const char *name)
+{
+	size_t i, l = strlen(sys);
+
+	for (i = 0; i < p->nr_events; i++)
+		if (!strncmp(p->events[i], sys, l) && p->events[i][l] == ':' &&
+		    !strcmp(p->events[i] + l + 1, name))
+			return 1;
+	return 0;
+}
+
+/* ---- the device session: connect, agent, probe ---- */
+
+struct session {
+	struct transport	t;
+	const struct dev_opts	*o;
+	char			*agent;		/* BASE/agent.sh on the device */
+	struct probe		probe;
+	char			*label;		/* out/<label>/ */
+};
+
+/* sh BASE/agent.sh BASE ACTION ARGS..., quoted for the device's shell */
+static char *agent_cmd(const struct session *s, const char *action, char *const *args)
+{
+	char *head[5] = { (char *)"sh", s->agent, (char *)s->o->base, (char *)action, NULL };
+	char *a = shell_join(head), *b, *line;
+
+	if (!args || !args[0])
+		return a;
+	b = shell_join(args);
+	line = xasprintf("%s %s", a, b);
+	free(a);
+	free(b);
+	return line;
+}
+
+static int push_agent(struct session *s)
+{
+	char tmpl[] = "/tmp/mmlock-agent-XXXXXX", *q, *cmd;
+	int fd = mkstemp(tmpl), rc;
+
+	if (fd < 0) {
+		pr_err("cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	if (write_all(fd, agent_text, sizeof(agent_text) - 1)) {
+		pr_err("%s: %s", tmpl, strerror(errno));
+		close(fd);
+		unlink(tmpl);
+		return -1;
+	}
+	close(fd);
+	/* the base folder belongs to the transport's user: adb push writes as shell */
+	q = shell_quote(s->o->base);
+	cmd = xasprintf("mkdir -p %s", q);
+	rc = transport_run(&s->t, cmd, 0, NULL, 2);
+	free(cmd);
+	free(q);
+	if (rc) {
+		pr_err("cannot create %s on the device (exit %d)", s->o->base, rc);
+		unlink(tmpl);
+		return -1;
+	}
+	rc = transport_push(&s->t, tmpl, s->agent, "755");
+	unlink(tmpl);
+	return rc;
+}
+
+static int session_open(struct session *s, const struct dev_opts *o, char **why)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	if (o->ssh) {
+		if (transport_init_ssh(&s->t, o->ssh)) {
+			*why = xasprintf("--ssh '%s': expected [user@]host[:port]", o->ssh);
+			return -2;
+		}
+	} else {
+		transport_init_adb(&s->t, o->serial);
+	}
+	s->agent = xasprintf("%s/agent.sh", o->base);
+	if (transport_connect(&s->t, why))
+		return -1;
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	transport_release(&s->t);
+	probe_free(&s->probe);
+	free(s->agent);
+	free(s->label);
+}
+
+static int session_probe(struct session *s)
+{
+	char *cmd, *out = NULL;
+	int rc;
+
+	if (push_agent(s))
+		return -1;
+	cmd = agent_cmd(s, "probe", NULL);
+	rc = transport_run(&s->t, cmd, s->t.root != ROOT_NONE, &out, 2);
+	free(cmd);
+	if (rc) {
+		pr_err("the device's probe failed (exit %d)", rc);
+		free(out);
+		return -1;
+	}
+	probe_parse(&s->probe, out);
+	free(out);
+	return 0;
+}
+
+/* out/<label>: the name the user gave, else the product, else the serial/host */
+static void session_label(struct session *s)
+{
+	const char *p = probe_get(&s->probe, "product");
+	char *l, *c;
+
+	if (s->o->name)
+		l = xstrdup(s->o->name);
+	else if (p && *p)
+		l = xstrdup(p);
+	else
+		l = xstrdup(s->t.label);
+	for (c = l; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c))
+			*c = '-';
+	s->label = l;
+}
+
+/* ---- mmlock device check ---- */
+
+static int nr_custom(const struct probe *p)
+{
+	int i, n = 0;
+
+	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+		n += probe_has_event(p, mmlock_events[i].system, mmlock_events[i].name);
+	return n;
+}
+
+static int nr_stock(const struct probe *p)
+{
+	int i, n = 0;
+
+	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++)
+		n += probe_has_event(p, mmlock_events[i].system, mmlock_events[i].name);
+	return n;
+}
+
+static int bad;
+
+static void row(const char *what, int ok, const char *value, const char *fix)
+{
+	printf("%-14s %-4s %s\n", what, ok > 0 ? "ok" : ok == 0 ? "MISS" : "info", value);
+	if (ok == 0) {
+		printf("%-14s      fix: %s\n", "", fix);
+		bad = 1;
+	}
+}
+
+static const char *arch_binary(const struct dev_opts *o, const char *machine, char **found);
+
+static int do_check(struct session *s)
+{
+	const struct probe *p = &s->probe;
+	const char *v, *rel = probe_get(p, "release"), *mach = probe_get(p, "machine");
+	char buf[512], *bin = NULL;
+	int custom = nr_custom(p), stock = nr_stock(p);
+	int root = s->t.root != ROOT_NONE;
+	uint64_t kb = 0;
+
+	bad = 0;
+	printf("%-14s %-4s %s\n", "item", "", "value");
+	snprintf(buf, sizeof(buf), "%s %s", s->t.kind == TRANSPORT_ADB ? "adb" : "ssh", s->t.label);
+	row("device", 1, buf, "");
+	snprintf(buf, sizeof(buf), "%s", transport_root_name(s->t.root));
+	row("root", root, buf, s->t.kind == TRANSPORT_ADB ?
+	    "root the phone (Magisk or KernelSU: su -c) or use a userdebug build (adb root)" :
+	    "log in as root (--ssh root@HOST) or give the user password-less su");
+	row("kernel", rel ? 1 : 0, rel ? rel : "unknown", "the device shell has no uname");
+	if (!mach)
+		mach = "unknown";
+	snprintf(buf, sizeof(buf), "%s", mach);
+	arch_binary(s->o, mach, &bin);
+	if (bin)
+		snprintf(buf, sizeof(buf), "%s (binary %s)", mach, bin);
+	row("arch", bin ? 1 : 0, buf, !strcmp(mach, "aarch64") ?
+	    "make ARCH=arm64 (static aarch64 mmlock in build-arm64/), or --binary PATH" :
+	    "a static mmlock for this architecture: --binary PATH (make LDFLAGS=-static)");
+	free(bin);
+	v = probe_get(p, "vmalock");
+	snprintf(buf, sizeof(buf), "%s", !v ? "unknown (no /proc/kallsyms)" :
+		 !strcmp(v, "rwsem") ? "rwsem (per-VMA lock, 6.4 - 6.14, android14-6.1, android15-6.6): "
+				      "series kernel-patches/linux-6.12 or android14-6.1" :
+		 !strcmp(v, "refcount") ? "refcount (vm_refcnt, 6.15+, android16-6.12): series "
+					 "kernel-patches/linux-7.2" :
+		 "none (no per-VMA lock: nothing to analyse)");
+	row("lock design", v && strcmp(v, "none") ? 1 : v ? 0 : -1, buf,
+	    "a kernel with CONFIG_PER_VMA_LOCK (6.4+)");
+	snprintf(buf, sizeof(buf), "%d/%d mmlock events, %d/%d stock", custom,
+		 MMLOCK_EV_NR_CUSTOM, stock, MMLOCK_EV_NR - MMLOCK_EV_NR_CUSTOM - 1);
+	if (custom == MMLOCK_EV_NR_CUSTOM)
+		row("events", 1, buf, "");
+	else
+		row("events", 0, buf, custom ? "a partly patched kernel: apply the whole series" :
+		    stock ? "only stock events: flash a kernel built with our series "
+			    "(device/README.md); Type-A/B/C stay null" :
+			    "no tracing events visible (CONFIG_TRACING? tracefs below)");
+	{
+		const char *a = probe_get(p, "sysctl_filemap_fault_no_retry");
+		const char *b = probe_get(p, "sysctl_fault_retry_vma_lock");
+
+		snprintf(buf, sizeof(buf), "vm.filemap_fault_no_retry=%s vm.fault_retry_vma_lock=%s",
+			 a ? a : "?", b ? b : "?");
+		row("sysctls", a && b && strcmp(a, "absent") && strcmp(b, "absent"), buf,
+		    "the series' patches 0002 and 0006 (the no-retry and retry-vma policies need "
+		    "them; stock runs without)");
+	}
+	v = probe_get(p, "tracefs");
+	if (v)
+		row("tracefs", 1, v, "");
+	else if (probe_get(p, "tracefs_unmounted"))
+		row("tracefs", 0, "/sys/kernel/tracing exists but is not mounted",
+		    "mount -t tracefs nodev /sys/kernel/tracing (as root)");
+	else
+		row("tracefs", 0, root ? "none (neither /sys/kernel/tracing nor "
+			       "/sys/kernel/debug/tracing)" : "not readable without root",
+		    root ? "a kernel with CONFIG_TRACING" : "root first (above)");
+	v = probe_get(p, "buffer_kb");
+	if (v) {
+		snprintf(buf, sizeof(buf), "%s KiB per CPU in a private instance (%s CPUs)", v,
+			 probe_get(p, "nr_cpus") ? probe_get(p, "nr_cpus") : "?");
+		row("buffer", 1, buf, "");
+	} else {
+		v = probe_get(p, "buffer_error");
+		row("buffer", 0, v ? v : "not tried (no tracefs)",
+		    "root and tracefs first; with SELinux enforcing, su from Magisk/KernelSU "
+		    "(its domain may write tracefs) or setenforce 0");
+	}
+	v = probe_get(p, "free_kb");
+	if (v && !parse_u64(v, &kb)) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 " MiB free in %s", kb / 1024, s->o->base);
+		row("free space", kb >= 64 * 1024, buf,
+		    "free 64 MiB for the binaries and device-side captures (--base DIR elsewhere)");
+	} else {
+		row("free space", 0, "unknown (df failed)", "check that --base DIR exists");
+	}
+	v = probe_get(p, "selinux");
+	row("SELinux", -1, v ? v : "unknown", "");
+	if (probe_get(p, "leftover"))
+		row("leftover", 0, "state of an interrupted run is still on the device",
+		    "mmlock device restore (or the next mmlock device run does it)");
+	return bad ? MMLOCK_EXIT_ENV : MMLOCK_EXIT_OK;
+}
+
+/* ---- binaries ---- */
+
+static char *self_dir(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return xstrdup(".");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(self);
+}
+
+/* A static ELF64 executable for @machine (no PT_INTERP: no loader needed there). */
+static int is_static_for(const char *path, const char *machine)
+{
+	unsigned char h[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4) &&
+	    h[4] == 2 && h[5] == 1) {
+		unsigned int em = h[18] | h[19] << 8, i, phnum, phentsize;
+		unsigned char ph[4];
+		uint64_t phoff;
+
+		ok = (!strcmp(machine, "aarch64") && em == 183) ||
+		     (!strcmp(machine, "x86_64") && em == 62);
+		memcpy(&phoff, h + 32, 8);
+		phentsize = h[54] | h[55] << 8;
+		phnum = h[56] | h[57] << 8;
+		for (i = 0; ok && i < phnum && phentsize >= 4; i++)
+			if (pread(fd, ph, 4, (off_t)(phoff + (uint64_t)i * phentsize)) != 4 ||
+			    (ph[0] | ph[1] << 8 | ph[2] << 16 | (unsigned int)ph[3] << 24) == 3)
+				ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+/*
+ * The mmlock to push: --binary, else the build folders beside this binary
+ * (build-arm64/ of `make ARCH=arm64`), else this binary when it is already
+ * for the device's architecture.
+ */
+static const char *arch_binary(const struct dev_opts *o, const char *machine, char **found)
+{
+	char *dir = self_dir(), *cand[4];
+	size_t i;
+
+	*found = NULL;
+	if (o->binary) {
+		if (is_static_for(o->binary, machine))
+			*found = xstrdup(o->binary);
+		free(dir);
+		return *found;
+	}
+	cand[0] = xasprintf("%s/mmlock-%s", dir, machine);
+	cand[1] = xasprintf("%s/../build-%s/mmlock", dir,
+			    !strcmp(machine, "aarch64") ? "arm64" : machine);
+	cand[2] = xasprintf("build-%s/mmlock", !strcmp(machine, "aarch64") ? "arm64" : machine);
+	cand[3] = xasprintf("%s/mmlock", dir);
+	for (i = 0; i < ARRAY_SIZE(cand); i++) {
+		if (!*found && is_static_for(cand[i], machine)) {
+			*found = realpath(cand[i], NULL);
+			if (!*found)
+				*found = xstrdup(cand[i]);
+		}
+		free(cand[i]);
+	}
+	free(dir);
+	return *found;
+}
+
+/* ---- calling record / analyze / compare in a forked child ---- */
+
+static int call_builtin(int (*fn)(int, char **), char **argv, int in_fd, int out_fd)
+{
+	pid_t pid;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		sigaction(SIGINT, &dfl, NULL);
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGHUP, &dfl, NULL);
+		if (in_fd >= 0)
+			dup2(in_fd, 0);
+		if (out_fd >= 0)
+			dup2(out_fd, 1);
+		/* no other pipe end of ours: EOF must reach whoever waits for it */
+		close_range(3, ~0U, 0);
+		optind = 0;	/* glibc: start getopt afresh */
+		util_set_prog(xasprintf("mmlock %s", argv[0]));
+		_exit(fn(argc, argv) | (close_stdout() ? MMLOCK_EXIT_OUTPUT : 0));
+	}
+	return pid;
+}
+
+static int wait_builtin(pid_t pid)
+{
+	return pid < 0 ? -1 : transport_wait(pid);
+}
+
+/* ---- one run ---- */
+
+/* "mmlock-stats PHASE CPU entries: N overrun: N commit overrun: N ..." */
+static void parse_stats_line(const char *line, json_object *stats)
+{
+	char phase[16];
+	int cpu, used = 0;
+	const char *keys[] = { "entries", "overrun", "commit overrun", "dropped events",
+				   "read events" };
+	json_object *o, *arr;
+	size_t k;
+
+	if (sscanf(line, "mmlock-stats %15s %d %n", phase, &cpu, &used) < 2 || !used)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "cpu", json_object_new_int(cpu));
+	for (k = 0; k < ARRAY_SIZE(keys); k++) {
+		char *want = xasprintf("%s: ", keys[k]);
+		const char *p = strstr(line + used, want);
+		uint64_t v;
+
+		if (p && sscanf(p + strlen(want), "%" SCNu64, &v) == 1)
+			json_object_object_add(o, keys[k], json_object_new_uint64(v));
+		free(want);
+	}
+	if (!json_object_object_get_ex(stats, phase, &arr)) {
+		arr = json_object_new_array();
+		json_object_object_add(stats, phase, arr);
+	}
+	json_object_array_add(arr, o);
+}
+
+static uint64_t stat_sum(json_object *stats, const char *phase, const char *key)
+{
+	json_object *arr, *v;
+	uint64_t sum = 0;
+	size_t i;
+
+	if (!json_object_object_get_ex(stats, phase, &arr))
+		return 0;
+	for (i = 0; i < json_object_array_length(arr); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(arr, i), key, &v))
+			sum += json_object_get_uint64(v);
+	return sum;
+}
+
+/* stderr lines of the agent: stats into @stats, the rest shown and kept */
+static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, FILE *log)
+{
+	char *start = buf, *nl;
+
+	while ((nl = memchr(start, '\n', (size_t)(buf + *len - start))) || (final && start < buf + *len)) {
+		if (!nl)
+			nl = buf + *len;
+		*nl = '\0';
+		if (!strncmp(start, "mmlock-stats ", 13)) {
+			parse_stats_line(start, stats);
+		} else if (*start) {
+			fprintf(stderr, "  device: %s\n", start);
+			if (log)
+				fprintf(log, "%s\n", start);
+		}
+		start = nl + (nl < buf + *len);
+	}
+	*len -= (size_t)(start - buf);
+	memmove(buf, start, *len);
+}
+
+/*
+ * Host-side capture: the agent's trace_pipe comes on @out_fd; everything up
+ * to the end marker line goes to @rec_fd (mmlock record --stdin).  When the
+ * marker is seen, @ack_fd is closed so the agent finishes.
+ * Return: 1 marker seen, 0 stream ended without it, -1 interrupted.
+ */
+static int pump(int out_fd, int err_fd, int rec_fd, int *ack_fd, json_object *stats, FILE *log)
+{
+	char *buf = xmalloc(1 << 20), ebuf[8192];
+	size_t len = 0, elen = 0;
+	int marker = 0, out_open = 1, err_open = 1;
+	uint64_t bytes = 0, last = 0;
+
+	while ((out_open || err_open) && !interrupted) {
+		struct pollfd pf[2] = { { out_open ? out_fd : -1, POLLIN, 0 },
+					{ err_open ? err_fd : -1, POLLIN, 0 } };
+		ssize_t n;
+
+		if (poll(pf, 2, 1000) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents) {
+			n = read(err_fd, ebuf + elen, sizeof(ebuf) - elen - 1);
+			if (n <= 0 && !(n < 0 && errno == EINTR)) {
+				err_open = 0;
+				agent_stderr(ebuf, &elen, 1, stats, log);
+			} else if (n > 0) {
+				elen += (size_t)n;
+				agent_stderr(ebuf, &elen, elen == sizeof(ebuf) - 1, stats, log);
+			}
+		}
+		if (!pf[0].revents)
+			continue;
+		n = read(out_fd, buf + len, (1 << 20) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out_open = 0;
+			if (len && !marker && rec_fd >= 0)
+				write_all(rec_fd, buf, len);	/* the unterminated tail */
+			len = 0;
+			continue;
+		}
+		len += (size_t)n;
+		bytes += (uint64_t)n;
+		if (bytes - last >= 64 << 20) {
+			fprintf(stderr, "  host-side capture: %" PRIu64 " MiB streamed\n", bytes >> 20);
+			last = bytes;
+		}
+		if (marker) {
+			len = 0;	/* nothing follows the marker but the agent's leftovers */
+			continue;
+		}
+		{
+			char *m = memmem(buf, len, END_MARKER, strlen(END_MARKER));
+			char *cut = NULL, *lastnl;
+
+			if (m) {
+				cut = m;
+				while (cut > buf && cut[-1] != '\n')
+					cut--;
+				marker = 1;
+			} else {
+				/* keep the incomplete last line: the marker may straddle */
+				lastnl = memrchr(buf, '\n', len);
+				cut = lastnl ? lastnl + 1 : (len == (1 << 20) ? buf + len : buf);
+			}
+			if (rec_fd >= 0 && cut > buf && write_all(rec_fd, buf, (size_t)(cut - buf))) {
+				pr_err("the collector stopped reading: %s", strerror(errno));
+				close(rec_fd);
+				rec_fd = -1;
+			}
+			if (marker) {
+				len = 0;
+				if (rec_fd >= 0)
+					close(rec_fd);
+				rec_fd = -1;
+				if (*ack_fd >= 0)
+					close(*ack_fd);
+				*ack_fd = -1;
+			} else {
+				len -= (size_t)(cut - buf);
+				memmove(buf, cut, len);
+			}
+		}
+	}
+	if (rec_fd >= 0)
+		close(rec_fd);
+	free(buf);
+	return interrupted ? -1 : marker;
+}
+
+static void push_str(char ***argv, int *argc, const char *s)
+{
+	*argv = xrealloc(*argv, (size_t)(*argc + 2) * sizeof(**argv));
+	(*argv)[(*argc)++] = xstrdup(s);
+	(*argv)[*argc] = NULL;
+}
+
+static void add_split(char ***argv, int *argc, const char *s)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		push_str(argv, argc, tok);
+	free(copy);
+}
+
+/* The default event set, chosen as mmlock record chooses it on the device. */
+static char *default_events(const struct probe *p, const char *release)
+{
+	int custom = nr_custom(p), i;
+	char *list = xstrdup(""), *next;
+
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+		int gki = custom == MMLOCK_EV_NR_CUSTOM && release && strstr(release, "-android") &&
+			  (i == MMLOCK_EV_MMAP_LOCK_START_LOCKING ||
+			   i == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED ||
+			   i == MMLOCK_EV_MMAP_LOCK_RELEASED);
+
+		if (i == MMLOCK_EV_NR_CUSTOM || !ev->name)
+			continue;
+		if ((ev->custom ? !custom : custom == MMLOCK_EV_NR_CUSTOM) && !gki)
+			continue;
+		if (!probe_has_event(p, ev->system, ev->name))
+			continue;
+		next = xasprintf("%s%s%s:%s", list, *list ? "," : "", ev->system, ev->name);
+		free(list);
+		list = next;
+	}
+	return list;
+}
+
+/* Files of a device folder, relative ("./x"), one per line. */
+static int pull_dir(struct session *s, const char *remote, const char *local)
+{
+	char *q = shell_quote(remote), *cmd = xasprintf("cd %s && find . -type f", q), *out = NULL;
+	char *line, *save = NULL;
+	int rc = transport_run(&s->t, cmd, 1, &out, 2);
+
+	free(cmd);
+	free(q);
+	if (rc) {
+		free(out);
+		pr_err("cannot list %s on the device", remote);
+		return -1;
+	}
+	for (line = strtok_r(out, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
+		char *r, *l, *slash;
+
+		if (strncmp(line, "./", 2) || strstr(line, "/../"))
+			continue;
+		r = xasprintf("%s/%s", remote, line + 2);
+		l = xasprintf("%s/%s", local, line + 2);
+		slash = strrchr(l, '/');
+		*slash = '\0';
+		if (mkdir_p(l)) {
+			pr_err("cannot create %s: %s", l, strerror(errno));
+			rc = -1;
+		}
+		*slash = '/';
+		if (!rc && transport_pull(&s->t, r, l))
+			rc = -1;
+		free(r);
+		free(l);
+	}
+	free(out);
+	return rc;
+}
+
+static int agent_simple(struct session *s, const char *action, char *const *args)
+{
+	char *cmd = agent_cmd(s, action, args);
+	int rc = transport_run(&s->t, cmd, 1, NULL, 2);
+
+	free(cmd);
+	return rc;
+}
+
+static int restore(struct session *s)
+{
+	int rc = agent_simple(s, "restore", NULL);
+
+	if (rc)
+		pr_err("restoring the device failed (exit %d); once it is reachable again run "
+		       "'mmlock device restore' (a reboot also resets the sysctls and instances)", rc);
+	return rc;
+}
+
+static void merge_summary(const char *summary, const char *report, const struct policy *p,
+			  json_object *dev, json_object *row)
+{
+	json_object *sum = json_object_from_file(summary), *rep = NULL, *c, *v, *pol;
+	static const char *const keys[] = {
+		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
+	};
+
+	if (!sum) {
+		json_object_object_add(row, "skipped", json_object_new_string("unreadable summary"));
+		return;
+	}
+	if (access(report, R_OK) == 0)
+		rep = json_object_from_file(report);
+	json_object_object_add(sum, "workload_report", rep);
+	pol = json_object_new_object();
+	json_object_object_add(pol, "name", json_object_new_string(p->name));
+	json_object_object_add(pol, "filemap_fault_no_retry", json_object_new_int(p->no_retry));
+	json_object_object_add(pol, "fault_retry_vma_lock", json_object_new_int(p->retry_vma_lock));
+	json_object_object_add(sum, "policy", pol);
+	/*
+	 * The device's own counters can know of losses the stream cannot show
+	 * (a text stream has LOST lines only for overwritten pages): the larger
+	 * number is the capture's.
+	 */
+	if (dev && json_object_object_get_ex(dev, "lost_events", &v) &&
+	    json_object_object_get_ex(sum, "capture", &c)) {
+		json_object *cur;
+		int64_t d = json_object_get_int64(v);
+
+		if (json_object_object_get_ex(c, "lost_events", &cur) && cur &&
+		    json_object_get_int64(cur) < d)
+			json_object_object_add(c, "lost_events", json_object_new_int64(d));
+	}
+	if (json_object_to_file_ext(summary, sum, JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_NOSLASHESCAPE))
+		pr_err("%s: cannot write: %s", summary, json_util_get_last_err());
+	if (json_object_object_get_ex(sum, "verdict", &v) &&
+	    json_object_object_get_ex(v, "code", &c))
+		json_object_object_add(row, "verdict", json_object_get(c));
+	if (json_object_object_get_ex(sum, "contention", &c))
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+			if (json_object_object_get_ex(c, keys[k], &v))
+				json_object_object_add(row, keys[k], json_object_get(v));
+	if (json_object_object_get_ex(sum, "capture", &c) &&
+	    json_object_object_get_ex(c, "lost_events", &v))
+		json_object_object_add(row, "lost_events", json_object_get(v));
+	json_object_object_add(row, "summary", json_object_new_string(summary));
+	json_object_put(sum);
+}
+
+static char *workload_cmdline(const struct session *s, const char *wl, const char *report)
+{
+	char **argv = NULL, *line, *bin = xasprintf("%s/mmlock", s->o->base);
+	int argc = 0, i;
+
+	push_str(&argv, &argc, bin);
+	push_str(&argv, &argc, "workload");
+	push_str(&argv, &argc, wl);
+	push_str(&argv, &argc, "-q");
+	push_str(&argv, &argc, "-d");
+	push_str(&argv, &argc, s->o->duration);
+	push_str(&argv, &argc, "-D");
+	push_str(&argv, &argc, s->o->files);
+	push_str(&argv, &argc, "--report");
+	push_str(&argv, &argc, report);
+	for (i = 0; i < s->o->nr_args; i++) {
+		size_t n = strlen(wl);
+
+		if (!strncmp(s->o->args[i], wl, n) && s->o->args[i][n] == ':')
+			add_split(&argv, &argc, s->o->args[i] + n + 1);
+	}
+	line = shell_join(argv);
+	argv_free(argv);
+	free(bin);
+	return line;
+}
+
+static int capture_host(struct session *s, const char *wl, const char *trace, json_object *dev,
+			FILE *log, char **why)
+{
+	char *report = xasprintf("%s/run/workload.json", s->o->base);
+	char *wlcmd = workload_cmdline(s, wl, report), *events, *cmd, *head[6];
+	char **rargv = NULL;
+	int rargc = 0, in[2], out[2], err[2], rec[2], rc, seen, rrc;
+	pid_t tp, rp;
+	json_object *stats = json_object_new_object();
+
+	events = default_events(&s->probe, probe_get(&s->probe, "release"));
+	if (!*events) {
+		*why = xasprintf("the device has neither our events nor the stock ones");
+		free(events);
+		free(wlcmd);
+		free(report);
+		json_object_put(stats);
+		return -1;
+	}
+	head[0] = (char *)s->o->buffer_kb;
+	head[1] = events;
+	head[2] = (char *)"--";
+	head[3] = NULL;
+	{
+		char *a = agent_cmd(s, "stream", head);
+
+		/* rm the old report first: a failed workload must not leave last run's */
+		char *qb = shell_quote(s->o->base);
+
+		cmd = xasprintf("mkdir -p %s/run && rm -f %s/run/workload.json && %s %s",
+				qb, qb, a, wlcmd);
+		free(qb);
+		free(a);
+	}
+	push_str(&rargv, &rargc, "record");
+	push_str(&rargv, &rargc, "--stdin");
+	push_str(&rargv, &rargc, "-o");
+	push_str(&rargv, &rargc, trace);
+	push_str(&rargv, &rargc, "--force");
+	push_str(&rargv, &rargc, "-e");
+	push_str(&rargv, &rargc, events);
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    pipe2(rec, O_CLOEXEC)) {
+		*why = xasprintf("pipe: %s", strerror(errno));
+		rc = -1;
+		goto out_free;
+	}
+	rp = call_builtin(cmd_record, rargv, rec[0], -1);
+	close(rec[0]);
+	tp = transport_spawn(&s->t, cmd, 1, in[0], out[1], err[1]);
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	seen = pump(out[0], err[0], rec[1], &in[1], stats, log);
+	if (in[1] >= 0)
+		close(in[1]);
+	close(out[0]);
+	close(err[0]);
+	if (seen < 0 && tp > 0)
+		kill(-tp, SIGTERM);	/* interrupted: the device is restored after */
+	rc = tp < 0 ? -1 : transport_wait(tp);
+	rrc = wait_builtin(rp);
+	json_object_object_add(dev, "stats", stats);
+	stats = NULL;
+	if (seen < 0) {
+		*why = xasprintf("interrupted");
+		rc = -1;
+	} else if (!seen) {
+		*why = xasprintf("the stream ended before the device's end marker (transport lost? "
+				 "agent exit %d)", rc);
+		rc = -1;
+	} else if (rrc && rrc != MMLOCK_EXIT_PARTIAL) {
+		*why = xasprintf("mmlock record --stdin exited %d (see %s/trace.status)", rrc, trace);
+		rc = -1;
+	} else if (rc) {
+		*why = xasprintf("the workload exited %d on the device", rc);
+		rc = -1;
+	}
+out_free:
+	json_object_put(stats);
+	argv_free(rargv);
+	free(events);
+	free(cmd);
+	free(wlcmd);
+	free(report);
+	return rc;
+}
+
+static int capture_device(struct session *s, const char *wl, const char *trace, char **why)
+{
+	char *report = xasprintf("%s/run/workload.json", s->o->base);
+	char *rdir = xasprintf("%s/run/trace", s->o->base);
+	char *wlcmd = workload_cmdline(s, wl, report), *cmd, *a, *head[8];
+	int rc, i = 0;
+
+	head[i++] = (char *)"-o";
+	head[i++] = rdir;
+	head[i++] = (char *)"--force";
+	head[i++] = (char *)"-b";
+	head[i++] = xasprintf("%sK", s->o->buffer_kb);
+	if (s->o->raw)
+		head[i++] = (char *)"--binary";
+	head[i++] = (char *)"--";
+	head[i] = NULL;
+	a = agent_cmd(s, "record", head);
+	free(head[4]);
+	{
+		char *qb = shell_quote(s->o->base), *qr = shell_quote(rdir);
+
+		cmd = xasprintf("mkdir -p %s/run && rm -rf %s/run/workload.json %s && %s %s",
+				qb, qb, qr, a, wlcmd);
+		free(qb);
+		free(qr);
+	}
+	free(a);
+	rc = transport_run(&s->t, cmd, 1, NULL, 2);
+	free(cmd);
+	if (interrupted) {
+		*why = xasprintf("interrupted");
+		rc = -1;
+		goto out;
+	}
+	if (rc && rc != MMLOCK_EXIT_PARTIAL) {
+		*why = xasprintf("mmlock record on the device exited %d", rc);
+		rc = -1;
+		goto out;
+	}
+	if (!s->o->raw) {
+		rc = pull_dir(s, rdir, trace) ? -1 : 0;
+		if (rc)
+			*why = xasprintf("cannot pull %s", rdir);
+		goto out;
+	}
+	{
+		/* binary pages: pull, then decode here into the text chunks */
+		char *raw = xasprintf("%s.raw", trace);
+		char *argv[] = { (char *)"record", (char *)"--from-binary", raw, (char *)"-o",
+				 (char *)trace, (char *)"--force", NULL };
+
+		rc = mkdir_p(raw) || pull_dir(s, rdir, raw) ? -1 : 0;
+		if (rc)
+			*why = xasprintf("cannot pull %s", rdir);
+		else if ((rc = wait_builtin(call_builtin(cmd_record, argv, -1, -1))) &&
+			 rc != MMLOCK_EXIT_PARTIAL)
+			*why = xasprintf("decoding the binary capture %s exited %d", raw, rc);
+		else
+			rc = 0;
+		free(raw);
+	}
+out:
+	free(wlcmd);
+	free(report);
+	free(rdir);
+	return rc;
+}
+
+static void run_one(struct session *s, const char *wl, const struct policy *p,
+		    const char *kernel, json_object *row)
+{
+	const struct dev_opts *o = s->o;
+	char *dir = xasprintf("%s/%s/%s/%s", o->outdir, s->label, wl, p->name);
+	char *trace = xasprintf("%s/trace", dir), *report = xasprintf("%s/workload.json", dir);
+	char *summary = xasprintf("%s/summary.json", dir), *logp = xasprintf("%s/device.log", dir);
+	char *devp = xasprintf("%s/device.json", dir), *why = NULL, *rreport;
+	char pol[2][4];
+	char *pargs[3] = { pol[0], pol[1], NULL };
+	json_object *dev = json_object_new_object();
+	FILE *log = NULL;
+	int rc;
+
+	json_object_object_add(row, "workload", json_object_new_string(wl));
+	json_object_object_add(row, "policy", json_object_new_string(p->name));
+	if (mkdir_p(dir)) {
+		why = xasprintf("cannot create %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	log = fopen(logp, "w");
+	snprintf(pol[0], sizeof(pol[0]), "%d", p->no_retry);
+	snprintf(pol[1], sizeof(pol[1]), "%d", p->retry_vma_lock);
+	rc = agent_simple(s, "policy", pargs);
+	if (rc == MMLOCK_EXIT_ENV) {
+		why = xasprintf("the kernel lacks this policy's sysctl (not patched)");
+		goto out;
+	} else if (rc) {
+		why = xasprintf("cannot set the policy's sysctls (exit %d)", rc);
+		goto out;
+	}
+	fprintf(stderr, "mmlock device: %s under %s (%s-side capture) ...\n", wl, p->name,
+		o->device_capture ? "device" : "host");
+	json_object_object_add(dev, "transport", json_object_new_string(
+				       s->t.kind == TRANSPORT_ADB ? "adb" : "ssh"));
+	json_object_object_add(dev, "device", json_object_new_string(s->t.label));
+	json_object_object_add(dev, "root", json_object_new_string(transport_root_name(s->t.root)));
+	json_object_object_add(dev, "capture", json_object_new_string(
+				       o->device_capture ? (o->raw ? "device-binary" : "device") :
+				       "host"));
+	json_object_object_add(dev, "kernel_release",
+			       json_object_new_string(probe_get(&s->probe, "release") ?
+						      probe_get(&s->probe, "release") : ""));
+	rc = o->device_capture ? capture_device(s, wl, trace, &why) :
+				 capture_host(s, wl, trace, dev, log, &why);
+	if (rc)
+		goto out;
+	if (!o->device_capture) {
+		json_object *st;
+		uint64_t lost;
+
+		json_object_object_get_ex(dev, "stats", &st);
+		lost = stat_sum(st, "end", "overrun") - stat_sum(st, "start", "overrun") +
+		       stat_sum(st, "end", "commit overrun") - stat_sum(st, "start", "commit overrun") +
+		       stat_sum(st, "end", "dropped events") - stat_sum(st, "start", "dropped events");
+		json_object_object_add(dev, "lost_events", json_object_new_uint64(lost));
+		json_object_object_add(dev, "read_events", json_object_new_uint64(
+				stat_sum(st, "end", "read events") - stat_sum(st, "start", "read events")));
+	}
+	rreport = xasprintf("%s/run/workload.json", o->base);
+	if (transport_pull(&s->t, rreport, report))
+		unlink(report);
+	free(rreport);
+	{
+		char *argv[] = { (char *)"analyze", (char *)"--workload", (char *)wl,
+				 (char *)"--kernel", (char *)kernel, (char *)"--threshold-us",
+				 (char *)o->threshold, (char *)"-o", summary, (char *)"--pretty",
+				 trace, NULL };
+
+		rc = wait_builtin(call_builtin(cmd_analyze, argv, -1, -1));
+		if (rc && rc != MMLOCK_EXIT_PARTIAL) {
+			why = xasprintf("mmlock analyze exited %d", rc);
+			goto out;
+		}
+	}
+	if (json_object_to_file_ext(devp, dev, JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_NOSLASHESCAPE))
+		pr_err("%s: cannot write: %s", devp, json_util_get_last_err());
+	merge_summary(summary, report, p, dev, row);
+out:
+	if (why)
+		json_object_object_add(row, "skipped", json_object_new_string(why));
+	if (log)
+		fclose(log);
+	json_object_put(dev);
+	free(why);
+	free(dir);
+	free(trace);
+	free(report);
+	free(summary);
+	free(logp);
+	free(devp);
+}
+
+static const char *cell(json_object *r, const char *key, char *buf, size_t len)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(r, key, &v))
+		return "-";
+	if (!v)
+		return "null";
+	snprintf(buf, len, "%s", json_object_get_string(v));
+	return buf;
+}
+
+static void print_table(FILE *f, json_object *rows)
+{
+	size_t i, n = json_object_array_length(rows);
+	char b[8][64];
+
+	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n", "workload", "policy", "verdict",
+		"A", "B", "C", "C_us", "lost");
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *sk;
+
+		if (json_object_object_get_ex(r, "skipped", &sk)) {
+			fprintf(f, "%-16s %-10s skipped: %s\n", cell(r, "workload", b[0], 64),
+				cell(r, "policy", b[1], 64), json_object_get_string(sk));
+			continue;
+		}
+		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n",
+			cell(r, "workload", b[0], 64), cell(r, "policy", b[1], 64),
+			cell(r, "verdict", b[2], 64), cell(r, "type_a_count", b[3], 64),
+			cell(r, "type_b_count", b[4], 64), cell(r, "type_c_count", b[5], 64),
+			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64));
+	}
+}
+
+static int do_run(struct session *s, char **wls, int nr)
+{
+	const struct dev_opts *o = s->o;
+	const char *mach = probe_get(&s->probe, "machine"), *rel = probe_get(&s->probe, "release");
+	const char *kernel = o->kernel ? o->kernel : rel ? rel : "unknown";
+	char *bin = NULL, *remote, *outdir, *path;
+	json_object *rows;
+	int i, failed = 0;
+	size_t p;
+	FILE *f;
+
+	if (s->t.root == ROOT_NONE) {
+		pr_err("no root on the device: 'mmlock device check' says how to get it");
+		return MMLOCK_EXIT_ENV;
+	}
+	if (!probe_get(&s->probe, "tracefs")) {
+		pr_err("no tracefs on the device: 'mmlock device check' says why");
+		return MMLOCK_EXIT_ENV;
+	}
+	if (!arch_binary(o, mach ? mach : "", &bin)) {
+		pr_err("no static mmlock for the device's %s: make ARCH=arm64, or --binary PATH",
+		       mach ? mach : "unknown architecture");
+		return MMLOCK_EXIT_ENV;
+	}
+	/* what an interrupted run left is undone before anything new is set */
+	if (probe_get(&s->probe, "leftover")) {
+		fprintf(stderr, "mmlock device: restoring what an interrupted run left\n");
+		restore(s);
+	}
+	remote = xasprintf("%s/mmlock", o->base);
+	fprintf(stderr, "mmlock device: pushing %s to %s:%s\n", bin, s->t.label, remote);
+	if (transport_push(&s->t, bin, remote, "755")) {
+		free(remote);
+		free(bin);
+		return MMLOCK_EXIT_FAILURE;
+	}
+	free(remote);
+	free(bin);
+	{
+		char *q = shell_quote(o->files), *cmd = xasprintf("mkdir -p %s", q);
+
+		transport_run(&s->t, cmd, 1, NULL, 2);
+		free(cmd);
+		free(q);
+	}
+	outdir = xasprintf("%s/%s", o->outdir, s->label);
+	if (mkdir_p(outdir)) {
+		pr_err("cannot create %s: %s", outdir, strerror(errno));
+		free(outdir);
+		return MMLOCK_EXIT_OUTPUT;
+	}
+	rows = json_object_new_array();
+	for (i = 0; i < nr && !interrupted; i++) {
+		for (p = 0; p < ARRAY_SIZE(policies) && !interrupted; p++) {
+			json_object *r, *sk;
+
+			if (!(o->policy_mask & (1 << p)))
+				continue;
+			r = json_object_new_object();
+			run_one(s, wls[i], &policies[p], kernel, r);
+			if (json_object_object_get_ex(r, "skipped", &sk) &&
+			    !strstr(json_object_get_string(sk), "not patched"))
+				failed++;
+			json_object_array_add(rows, r);
+		}
+	}
+	/* every exit: sysctls back, instances gone (a fresh connection if need be) */
+	{
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGINT, &ign, NULL);
+		restore(s);
+	}
+	print_table(stdout, rows);
+	path = xasprintf("%s/verdicts.txt", outdir);
+	f = fopen(path, "w");
+	if (f) {
+		print_table(f, rows);
+		fclose(f);
+	}
+	free(path);
+	path = xasprintf("%s/verdicts.json", outdir);
+	if (json_object_to_file_ext(path, rows, JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_NOSLASHESCAPE))
+		pr_err("%s: cannot write: %s", path, json_util_get_last_err());
+	free(path);
+	if (!interrupted) {
+		/* the compare table over every summary of this device */
+		int fd;
+
+		path = xasprintf("%s/compare.txt", outdir);
+		unlink(path);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			char *argv[] = { (char *)"compare", outdir, NULL };
+
+			wait_builtin(call_builtin(cmd_compare, argv, -1, fd));
+			close(fd);
+			fprintf(stderr, "mmlock device: compare table in %s\n", path);
+		}
+		free(path);
+	}
+	json_object_put(rows);
+	free(outdir);
+	if (interrupted)
+		return 128 + interrupted;
+	return failed ? MMLOCK_EXIT_FAILURE : MMLOCK_EXIT_OK;
+}
+
+static int do_shell(struct session *s, char **argv)
+{
+	char *cmd = shell_join(argv);
+	pid_t pid = transport_spawn(&s->t, cmd, s->t.root != ROOT_NONE, 0, -1, -1);
+
+	free(cmd);
+	return pid < 0 ? MMLOCK_EXIT_FAILURE : transport_wait(pid);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"usage: mmlock device [TRANSPORT] check\n"
+"       mmlock device [TRANSPORT] run [options] WORKLOAD...\n"
+"       mmlock device [TRANSPORT] shell -- COMMAND [ARGS...]\n"
+"       mmlock device [TRANSPORT] restore\n"
+"\n"
+"A phone (adb) or a board (ssh) with a patched kernel: check what a run needs,\n"
+"or run workloads under the fault policies there, analyse here, and write\n"
+"DIR/DEVICE/WORKLOAD/POLICY/summary.json (as mmlock run does), the verdict\n"
+"table and DIR/DEVICE/compare.txt.  Sysctls and tracing are restored on\n"
+"every exit (Ctrl-C here, a lost connection: restore runs on the next call).\n"
+"\n"
+"transport:\n"
+"  -s, --serial SERIAL    adb device (default $ANDROID_SERIAL or adb's only one)\n"
+"      --ssh [USER@]HOST[:PORT]  ssh instead of adb ($MMLOCK_SSH_OPTS: more\n"
+"                         ssh options, e.g. '-i KEY')\n"
+"      --base DIR         device folder for binaries and captures\n"
+"                         (default /data/local/tmp/mmlock)\n"
+"run:\n"
+"  -P, --policy LIST      stock,no-retry,retry-vma (default: all three)\n"
+"  -c, --capture WHERE    host (default: trace_pipe streamed here into mmlock\n"
+"                         record --stdin) or device (mmlock record on the device,\n"
+"                         oom_score_adj -1000, chunks pulled afterwards)\n"
+"      --binary-pages     with --capture device: per-CPU raw pages, decoded here\n"
+"  -b, --buffer-kb N      ring buffer per CPU in KiB (default 4096)\n"
+"  -d, --duration TIME    per workload and policy (default 5s)\n"
+"  -D, --files DIR        the workloads' files on the device (default BASE/files)\n"
+"  -a, --args 'WL:ARGS'   extra workload options (as mmlock run)\n"
+"  -k, --kernel LABEL     kernel label (default: the device's uname -r)\n"
+"  -n, --name NAME        DEVICE in the output path (default: product or serial/host)\n"
+"  -o, --output DIR       default out\n"
+"  -t, --threshold-us N   Type-C threshold of the verdict (default 1000)\n"
+"      --binary PATH      the static mmlock to push (default: build-arm64/mmlock\n"
+"                         for aarch64)\n"
+"\n"
+"Exit: 0 ok; 1 a run failed; 2 usage; 3 no device; 5 check found something\n"
+"missing (run: no root, no tracefs, no binary); 130 interrupted.\n");
+}
+
+int cmd_device(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "serial",	required_argument, NULL, 's' },
+		{ "ssh",	required_argument, NULL, 'S' },
+		{ "base",	required_argument, NULL, 'B' },
+		{ "policy",	required_argument, NULL, 'P' },
+		{ "capture",	required_argument, NULL, 'c' },
+		{ "binary-pages", no_argument,	   NULL, 'R' },
+		{ "buffer-kb",	required_argument, NULL, 'b' },
+		{ "duration",	required_argument, NULL, 'd' },
+		{ "files",	required_argument, NULL, 'D' },
+		{ "args",	required_argument, NULL, 'a' },
+		{ "kernel",	required_argument, NULL, 'k' },
+		{ "name",	required_argument, NULL, 'n' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ "threshold-us", required_argument, NULL, 't' },
+		{ "binary",	required_argument, NULL, 'X' },
+		{ "help",	no_argument,	   NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dev_opts o = { .base = "/data/local/tmp/mmlock", .outdir = "out",
+			      .duration = "5s", .threshold = "1000", .buffer_kb = "4096",
+			      .policy_mask = 7 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct session s;
+	const char *sub = NULL;
+	char *why = NULL, *files = NULL;
+	int c, rc, pass;
+	uint64_t v;
+
+	/* options before and after the subcommand word */
+	for (pass = 0; pass < 2; pass++) {
+		optind = 0;	/* glibc: start afresh (pass 1 reads the shifted argv) */
+		while ((c = getopt_long(argc, argv, pass ? "s:P:c:b:d:D:a:k:n:o:t:h" :
+					"+s:P:c:b:d:D:a:k:n:o:t:h", lopts, NULL)) != -1) {
+			switch (c) {
+			case 's': o.serial = optarg; break;
+			case 'S': o.ssh = optarg; break;
+			case 'B': o.base = optarg; break;
+			case 'P': {
+				char *copy = xstrdup(optarg), *tok, *save = NULL;
+				size_t p;
+
+				o.policy_mask = 0;
+				for (tok = strtok_r(copy, ",", &save); tok;
+				     tok = strtok_r(NULL, ",", &save)) {
+					for (p = 0; p < ARRAY_SIZE(policies); p++)
+						if (!strcmp(tok, policies[p].name))
+							break;
+					if (p == ARRAY_SIZE(policies)) {
+						pr_err("--policy: '%s' is not stock, no-retry or retry-vma", tok);
+						free(copy);
+						return MMLOCK_EXIT_USAGE;
+					}
+					o.policy_mask |= 1 << p;
+				}
+				free(copy);
+				break;
+			}
+			case 'c':
+				if (strcmp(optarg, "host") && strcmp(optarg, "device")) {
+					pr_err("--capture '%s': expected host or device", optarg);
+					return MMLOCK_EXIT_USAGE;
+				}
+				o.device_capture = !strcmp(optarg, "device");
+				break;
+			case 'R': o.raw = 1; break;
+			case 'b':
+				if (parse_u64(optarg, &v) || !v) {
+					pr_err("--buffer-kb '%s': expected KiB per CPU", optarg);
+					return MMLOCK_EXIT_USAGE;
+				}
+				o.buffer_kb = optarg;
+				break;
+			case 'd':
+				if (parse_duration_us(optarg, &v) || !v) {
+					pr_err("--duration '%s': expected a time such as 5s", optarg);
+					return MMLOCK_EXIT_USAGE;
+				}
+				o.duration = optarg;
+				break;
+			case 'D': o.files = optarg; break;
+			case 'a':
+				if (!strchr(optarg, ':') || !workload_find(strndupa(optarg,
+						(size_t)(strchr(optarg, ':') - optarg)))) {
+					pr_err("--args '%s': expected WORKLOAD:OPTIONS", optarg);
+					return MMLOCK_EXIT_USAGE;
+				}
+				o.args = xrealloc(o.args, (size_t)(o.nr_args + 1) * sizeof(*o.args));
+				o.args[o.nr_args++] = optarg;
+				break;
+			case 'k': o.kernel = optarg; break;
+			case 'n': o.name = optarg; break;
+			case 'o': o.outdir = optarg; break;
+			case 't':
+				if (parse_u64(optarg, &v)) {
+					pr_err("--threshold-us '%s': expected microseconds", optarg);
+					return MMLOCK_EXIT_USAGE;
+				}
+				o.threshold = optarg;
+				break;
+			case 'X': o.binary = optarg; break;
+			case 'h':
+				usage(stdout);
+				free(o.args);
+				return MMLOCK_EXIT_OK;
+			default:
+				usage(stderr);
+				free(o.args);
+				return MMLOCK_EXIT_USAGE;
+			}
+		}
+		if (pass == 0) {
+			if (optind >= argc) {
+				pr_err("no subcommand: check, run, shell or restore");
+				free(o.args);
+				return MMLOCK_EXIT_USAGE;
+			}
+			sub = argv[optind++];
+			/* getopt goes on after the subcommand word */
+			argc -= optind - 1;
+			argv += optind - 1;
+		}
+	}
+	if (strcmp(sub, "check") && strcmp(sub, "run") && strcmp(sub, "shell") &&
+	    strcmp(sub, "restore")) {
+		pr_err("'%s' is not check, run, shell or restore", sub);
+		free(o.args);
+		return MMLOCK_EXIT_USAGE;
+	}
+	if (o.serial && o.ssh) {
+		pr_err("--serial is for adb; --ssh names the host itself");
+		free(o.args);
+		return MMLOCK_EXIT_USAGE;
+	}
+	if (!strcmp(sub, "run")) {
+		if (optind == argc) {
+			pr_err("no WORKLOAD given; 'mmlock workload --list' lists them");
+			free(o.args);
+			return MMLOCK_EXIT_USAGE;
+		}
+		for (c = optind; c < argc; c++) {
+			if (!workload_find(argv[c])) {
+				pr_err("'%s' is not a workload; 'mmlock workload --list' lists them",
+				       argv[c]);
+				free(o.args);
+				return MMLOCK_EXIT_USAGE;
+			}
+		}
+	} else if (!strcmp(sub, "shell")) {
+		if (optind == argc) {
+			pr_err("shell: no COMMAND given");
+			free(o.args);
+			return MMLOCK_EXIT_USAGE;
+		}
+	} else if (optind != argc) {
+		pr_err("%s takes no arguments ('%s')", sub, argv[optind]);
+		free(o.args);
+		return MMLOCK_EXIT_USAGE;
+	}
+	if (!o.files)
+		o.files = files = xasprintf("%s/files", o.base);
+
+	rc = session_open(&s, &o, &why);
+	if (rc) {
+		/* one line, the documented exit code: scripts test for it */
+		fprintf(stderr, "mmlock device: %s\n", why);
+		free(why);
+		session_close(&s);
+		free(files);
+		free(o.args);
+		return rc == -2 ? MMLOCK_EXIT_USAGE : MMLOCK_EXIT_INPUT;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!strcmp(sub, "shell")) {
+		rc = do_shell(&s, argv + optind);
+	} else if (!strcmp(sub, "restore")) {
+		rc = push_agent(&s) || restore(&s) ? MMLOCK_EXIT_FAILURE : MMLOCK_EXIT_OK;
+	} else if (session_probe(&s)) {
+		rc = MMLOCK_EXIT_FAILURE;
+	} else {
+		session_label(&s);
+		rc = !strcmp(sub, "check") ? do_check(&s) : do_run(&s, argv + optind, argc - optind);
+	}
+	session_close(&s);
+	free(files);
+	free(o.args);
+	return rc;
+}
