@@ -47,12 +47,15 @@ kill_listed() {
 
 remove_instance() {
 	i=$1
-	[ -d "$i" ] || return 0
-	echo 0 > "$i/tracing_on" 2>/dev/null
-	echo 0 > "$i/events/enable" 2>/dev/null
-	# rmdir fails while a reader still has trace_pipe open: give it time to go
 	n=0
-	while ! rmdir "$i" 2>/dev/null; do
+	# rmdir fails while a reader still has trace_pipe open: give it time to
+	# go; another restore (the agent's own trap) may remove it first
+	while [ -d "$i" ]; do
+		{ echo 0 > "$i/tracing_on"; echo 0 > "$i/events/enable"; } 2>/dev/null
+		if rmdir "$i" 2>/dev/null; then
+			say "removed $i"
+			return 0
+		fi
 		n=$((n + 1))
 		if [ $n -gt 50 ]; then
 			say "cannot remove $i"
@@ -60,7 +63,7 @@ remove_instance() {
 		fi
 		sleep 0.1
 	done
-	say "removed $i"
+	return 0
 }
 
 restore() {
