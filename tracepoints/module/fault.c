@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fault side: filemap_fault() and where it sleeps, lock_vma_under_rcu()
+ * failures, and the fault handler's fallback to the mmap_lock.
+ *
+ * filemap_fault() is out of line and exported: a kretprobe gives its entry
+ * (the VMA is stable: the fault holds its lock) and its return (the VMA must
+ * not be touched any more; only the entry snapshot is printed).  The sleeps
+ * are the out-of-line calls it makes after deciding whether to drop its
+ * lock: __folio_lock{,_killable}() (folio_lock), filemap_read_folio()
+ * (read_folio; when the compiler inlined it, the folio wait inside it) and
+ * page_cache_{sync,async}_ra()/page_cache_ra_order() (readahead).
+ *
+ * Which lock a fault holds while it sleeps is not visible from outside: the
+ * kernel drops it (maybe_unlock_mmap_for_io(), inline) before the first of
+ * those calls when fault_flag_allow_retry_first() and not RETRY_NOWAIT,
+ * and on a kernel with the mmlock series only if vm.filemap_fault_no_retry
+ * does not tell a per-VMA-locked fault to keep it.  The module applies that
+ * rule with the sysctl's last value (main.c) and prints "unknown" while it
+ * could not be read.
+ */
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+
+#include "mmlock_probe.h"
+#include "mmlock_probe_trace.h"
+
+/* The state of one filemap_fault() call, in its kretprobe instance. */
+struct mmlock_fault_ctx {
+	struct mmlock_fault	f;
+	unsigned int		flags;		/* vmf->flags at entry */
+	int			will_drop;	/* 1, 0, or -1: not known */
+	int			retry;		/* MMLOCK_RETRY_* of the drop */
+	int			first_site;	/* retry word of the first sleep, or -1 */
+	bool			dropped;
+	bool			killed;
+	bool			wait_open;
+};
+
+enum site {
+	SITE_FOLIO_LOCK_KILLABLE,
+	SITE_FOLIO_LOCK,
+	SITE_READ_FOLIO,
+	SITE_READ_FOLIO_WAIT,	/* filemap_read_folio() inlined: its folio wait */
+	SITE_SYNC_RA,
+	SITE_ASYNC_RA,
+	SITE_RA_ORDER,
+	SITE_NR,
+};
+
+static const int site_wait[SITE_NR] = {
+	[SITE_FOLIO_LOCK_KILLABLE] = MMLOCK_WAIT_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK] = MMLOCK_WAIT_FOLIO_LOCK,
+	[SITE_READ_FOLIO] = MMLOCK_WAIT_READ_FOLIO,
+	[SITE_READ_FOLIO_WAIT] = MMLOCK_WAIT_READ_FOLIO,
+	[SITE_SYNC_RA] = MMLOCK_WAIT_READAHEAD,
+	[SITE_ASYNC_RA] = MMLOCK_WAIT_READAHEAD,
+	[SITE_RA_ORDER] = MMLOCK_WAIT_READAHEAD,
+};
+
+/* The drop that precedes each sleep, as filemap_fault_retry names it. */
+static const int site_retry[SITE_NR] = {
+	[SITE_FOLIO_LOCK_KILLABLE] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
+	[SITE_READ_FOLIO] = MMLOCK_RETRY_DROP_READ_FOLIO,
+	[SITE_READ_FOLIO_WAIT] = MMLOCK_RETRY_DROP_READ_FOLIO,
+	[SITE_SYNC_RA] = MMLOCK_RETRY_DROP_SYNC_RA,
+	[SITE_ASYNC_RA] = MMLOCK_RETRY_DROP_ASYNC_RA,
+	[SITE_RA_ORDER] = MMLOCK_RETRY_DROP_SYNC_RA,
+};
+
+/* A probed function, by the names the compiler may have given it. */
+struct mmlock_krp {
+	struct kretprobe	rp;
+	const char *const	*names;
+	int			site;
+	bool			on;
+	bool			optional;	/* the module works without it */
+};
+
+static bool fault_tracked(struct mmlock_fault_ctx **cp)
+{
+	struct mmlock_task *t;
+
+	if (!mmlock_on() || !in_task())
+		return false;
+	t = mmlock_task_get(false);
+	if (!t || !(t->roles & MMLOCK_R_FAULT) || !t->fault)
+		return false;
+	*cp = t->fault;
+	return true;
+}
+
+/* filemap_fault() */
+
+static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mmlock_fault_ctx *c = (struct mmlock_fault_ctx *)ri->data;
+	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
+	struct vm_area_struct *vma = vmf->vma;
+	struct inode *inode = file_inode(vma->vm_file);
+	struct mmlock_task *t;
+	bool first, vma_lock;
+	int nr;
+
+	if (!mmlock_on() || !in_task())
+		return 1;
+	t = mmlock_task_get(true);
+	if (!t)
+		return 1;
+	if (t->roles & MMLOCK_R_FAULT)
+		return 1;	/* a fault inside a fault: not a user page fault */
+	t->roles |= MMLOCK_R_FAULT;
+	t->fault = c;
+
+	vma_lock = vmf->flags & FAULT_FLAG_VMA_LOCK;
+	c->f.mm = vma->vm_mm;
+	c->f.vma = vma;
+	c->f.vm_start = vma->vm_start;
+	c->f.vm_end = vma->vm_end;
+	c->f.address = vmf->real_address;
+	c->f.pgoff = vmf->pgoff;
+	c->f.dev = inode->i_sb ? inode->i_sb->s_dev : inode->i_rdev;
+	c->f.ino = inode->i_ino;
+	c->f.lock = vma_lock ? MMLOCK_LOCK_VMA : MMLOCK_LOCK_MMAP;
+	c->f.user_pc = mmlock_user_pc();
+	c->flags = vmf->flags;
+	c->retry = MMLOCK_RETRY_UNKNOWN;
+	c->first_site = -1;
+	c->dropped = false;
+	c->killed = false;
+	c->wait_open = false;
+
+	/* maybe_unlock_mmap_for_io()'s rule, and the series' knob */
+	first = fault_flag_allow_retry_first(vmf->flags) &&
+		!(vmf->flags & FAULT_FLAG_RETRY_NOWAIT);
+	if (!first || !vma_lock) {
+		c->will_drop = first;
+	} else {
+		nr = mmlock_no_retry();
+		c->will_drop = nr < 0 ? -1 : !nr;
+	}
+	trace_filemap_fault_begin(&c->f);
+	return 0;
+}
+
+static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mmlock_fault_ctx *c = (struct mmlock_fault_ctx *)ri->data;
+	unsigned int ret = (unsigned int)regs_return_value(regs);
+	bool nowait = c->flags & FAULT_FLAG_RETRY_NOWAIT;
+	struct mmlock_task *t;
+	bool dropped = c->dropped;
+	int reason;
+
+	if (ret & VM_FAULT_RETRY) {
+		if (c->killed)
+			reason = MMLOCK_RETRY_KILLED;
+		else if (c->dropped)
+			reason = c->retry;
+		else if (nowait)
+			reason = MMLOCK_RETRY_NOWAIT;
+		else if (c->first_site >= 0)
+			/* it did drop (no NOWAIT): before its first sleep */
+			reason = c->first_site;
+		else
+			reason = MMLOCK_RETRY_UNKNOWN;
+		dropped = !nowait;
+		trace_filemap_fault_retry(&c->f, reason, ret);
+	}
+	trace_filemap_fault_end(&c->f, ret, dropped);
+
+	if (!in_task())
+		return 0;
+	t = mmlock_task_get(false);
+	if (t && t->fault == c) {
+		t->fault = NULL;
+		mmlock_task_put(t, MMLOCK_R_FAULT);
+	}
+	return 0;
+}
+
+/* The sleeps inside filemap_fault() */
+
+struct wait_data {
+	struct mmlock_fault_ctx	*c;
+	u64			start;
+	int			site;
+	int			lock;
+};
+
+static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mmlock_krp *k = container_of(get_kretprobe(ri), struct mmlock_krp, rp);
+	struct wait_data *w = (struct wait_data *)ri->data;
+	struct mmlock_fault_ctx *c;
+	int site = k->site;
+
+	if (!fault_tracked(&c) || c->wait_open)
+		return 1;
+	if (c->first_site < 0)
+		c->first_site = site_retry[site];
+	if (!c->dropped && c->will_drop == 1) {
+		c->dropped = true;
+		c->retry = site_retry[site];
+	}
+	if (c->dropped)
+		w->lock = MMLOCK_LOCK_NONE;
+	else if (c->will_drop < 0)
+		w->lock = MMLOCK_LOCK_UNKNOWN;
+	else
+		w->lock = c->f.lock;
+	c->wait_open = true;
+	w->c = c;
+	w->site = site;
+	w->start = local_clock();
+	trace_filemap_fault_wait_start(&c->f, site_wait[site], w->lock);
+	return 0;
+}
+
+static int wait_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct wait_data *w = (struct wait_data *)ri->data;
+	struct mmlock_fault_ctx *c = w->c;
+	long rv = (long)regs_return_value(regs);
+	int err = 0;
+
+	switch (w->site) {
+	case SITE_FOLIO_LOCK_KILLABLE:
+	case SITE_READ_FOLIO:
+	case SITE_READ_FOLIO_WAIT:
+		err = (int)rv;
+		break;
+	}
+	trace_filemap_fault_wait_end(&c->f, site_wait[w->site], w->lock,
+				     local_clock() - w->start, err);
+	c->wait_open = false;
+	/* lock_folio_maybe_drop_mmap(): killed without having dropped */
+	if (w->site == SITE_FOLIO_LOCK_KILLABLE && err && !c->dropped) {
+		c->dropped = true;
+		c->killed = true;
+	}
+	return 0;
+}
+
+/* lock_vma_under_rcu(): a failed per-VMA read lock */
+
+struct lvr_data {
+	const void	*mm;
+	unsigned long	address;
+};
+
+static int lvr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct lvr_data *d = (struct lvr_data *)ri->data;
+	struct mmlock_task *t;
+
+	if (!mmlock_on() || !in_task())
+		return 1;
+	d->mm = (const void *)regs_get_kernel_argument(regs, 0);
+	d->address = regs_get_kernel_argument(regs, 1);
+	/* a new user fault: what the last one left for its fallback is stale */
+	t = mmlock_task_get(false);
+	if (t && (t->roles & MMLOCK_R_FALLBACK))
+		mmlock_task_put(t, MMLOCK_R_FALLBACK);
+	return 0;
+}
+
+static int lvr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct lvr_data *d = (struct lvr_data *)ri->data;
+	struct mmlock_task *t;
+
+	if (regs_return_value(regs))
+		return 0;
+	/* the kernel does not say why; the VMA may be gone: print neither */
+	trace_vma_start_read_fail(d->mm, NULL, d->address, MMLOCK_RF_UNKNOWN,
+				  get_kretprobe_retaddr(ri));
+	t = mmlock_task_get(true);
+	if (t) {
+		t->roles |= MMLOCK_R_FALLBACK;
+		t->fb_kind = MMLOCK_FBK_VMA_FAILED;
+		t->fb_address = d->address;
+		t->fb_fault = 0;
+	}
+	return 0;
+}
+
+/* handle_mm_fault(): did the per-VMA attempt, or the mmap_lock one, retry? */
+
+static int hmf_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (!mmlock_on() || !in_task())
+		return 1;
+	*(unsigned int *)ri->data = (unsigned int)regs_get_kernel_argument(regs, 2);
+	return 0;
+}
+
+static int hmf_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned int flags = *(unsigned int *)ri->data;
+	unsigned int ret = (unsigned int)regs_return_value(regs);
+	struct mmlock_task *t;
+
+	t = mmlock_task_get(ret & VM_FAULT_RETRY);
+	if (!t)
+		return 0;
+	if (!(ret & VM_FAULT_RETRY)) {
+		if (t->roles & MMLOCK_R_FALLBACK)
+			mmlock_task_put(t, MMLOCK_R_FALLBACK);
+		return 0;
+	}
+	t->roles |= MMLOCK_R_FALLBACK;
+	t->fb_kind = (flags & FAULT_FLAG_VMA_LOCK) ? MMLOCK_FBK_RETRY : MMLOCK_FBK_LOOP;
+	t->fb_fault = ret;
+	return 0;
+}
+
+/* lock_mm_and_find_vma(): the fault handler takes the mmap_lock */
+
+static int lmfv_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	const void *mm = (const void *)regs_get_kernel_argument(regs, 0);
+	unsigned long address = regs_get_kernel_argument(regs, 1);
+	struct pt_regs *fregs = (struct pt_regs *)regs_get_kernel_argument(regs, 2);
+	struct mmlock_task *t;
+	int kind = MMLOCK_FBK_NONE, reason;
+	unsigned int fault = 0;
+
+	if (!mmlock_on() || !in_task())
+		return 0;
+	t = mmlock_task_get(false);
+	if (t && (t->roles & MMLOCK_R_FALLBACK)) {
+		kind = t->fb_kind;
+		fault = t->fb_fault;
+		if (kind == MMLOCK_FBK_VMA_FAILED && t->fb_address != address)
+			kind = MMLOCK_FBK_NONE;
+		mmlock_task_put(t, MMLOCK_R_FALLBACK);
+	}
+	if (kind == MMLOCK_FBK_LOOP)
+		return 0;	/* the retry loop of a fault already reported */
+	if (fregs && !user_mode(fregs)) {
+		reason = MMLOCK_FB_KERNEL_MODE;
+		fault = 0;
+	} else if (kind == MMLOCK_FBK_RETRY) {
+		reason = MMLOCK_FB_RETRY;
+	} else if (kind == MMLOCK_FBK_VMA_FAILED) {
+		reason = MMLOCK_FB_VMA_LOCK_FAILED;
+		fault = 0;
+	} else {
+		reason = MMLOCK_FB_UNKNOWN;
+		fault = 0;
+	}
+	trace_fault_mmap_lock_fallback(mm, address, reason, fault);
+	return 0;
+}
+
+/* Registration */
+
+static const char *const n_filemap_fault[] = { "filemap_fault", NULL };
+static const char *const n_folio_lock_killable[] = { "__folio_lock_killable", NULL };
+static const char *const n_folio_lock[] = { "__folio_lock", NULL };
+static const char *const n_read_folio[] = {
+	"filemap_read_folio", "filemap_read_folio.isra.0",
+	"filemap_read_folio.constprop.0", "filemap_read_folio.part.0", NULL
+};
+static const char *const n_read_folio_wait[] = { "folio_wait_bit_killable", NULL };
+static const char *const n_sync_ra[] = { "page_cache_sync_ra", NULL };
+static const char *const n_async_ra[] = { "page_cache_async_ra", NULL };
+static const char *const n_ra_order[] = { "page_cache_ra_order", NULL };
+static const char *const n_lvr[] = { "lock_vma_under_rcu", NULL };
+static const char *const n_hmf[] = { "handle_mm_fault", NULL };
+
+#define KRP(_names, _entry, _ret, _size, _max, _site, _opt)		\
+	{ .rp = { .entry_handler = _entry, .handler = _ret,		\
+		  .data_size = _size, .maxactive = _max },		\
+	  .names = _names, .site = _site, .optional = _opt }
+
+enum { K_FAULT, K_FOLIO_LOCK_KILLABLE, K_FOLIO_LOCK, K_READ_FOLIO, K_SYNC_RA,
+       K_ASYNC_RA, K_RA_ORDER, K_LVR, K_HMF, K_NR };
+
+static struct mmlock_krp krps[K_NR] = {
+	[K_FAULT] = KRP(n_filemap_fault, fault_entry, fault_return,
+	    sizeof(struct mmlock_fault_ctx), 512, -1, false),
+	[K_FOLIO_LOCK_KILLABLE] = KRP(n_folio_lock_killable, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_FOLIO_LOCK_KILLABLE, false),
+	[K_FOLIO_LOCK] = KRP(n_folio_lock, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_FOLIO_LOCK, false),
+	[K_READ_FOLIO] = KRP(n_read_folio, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_READ_FOLIO, true),
+	[K_SYNC_RA] = KRP(n_sync_ra, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_SYNC_RA, false),
+	[K_ASYNC_RA] = KRP(n_async_ra, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_ASYNC_RA, false),
+	[K_RA_ORDER] = KRP(n_ra_order, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_RA_ORDER, true),
+	[K_LVR] = KRP(n_lvr, lvr_entry, lvr_return,
+	    sizeof(struct lvr_data), 256, -1, true),
+	[K_HMF] = KRP(n_hmf, hmf_entry, hmf_return,
+	    sizeof(unsigned int), 512, -1, true),
+};
+
+/* used only when filemap_read_folio() was inlined */
+static struct mmlock_krp krp_read_folio_wait =
+	KRP(n_read_folio_wait, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_READ_FOLIO_WAIT, true);
+
+static struct kprobe kp_lmfv = {
+	.symbol_name = "lock_mm_and_find_vma",
+	.pre_handler = lmfv_pre,
+};
+static bool kp_lmfv_on;
+
+static int krp_register(struct mmlock_krp *k)
+{
+	int i, ret = -ENOENT;
+
+	for (i = 0; k->names[i]; i++) {
+		struct kretprobe rp = k->rp;
+
+		/* a failed attempt may have written into the kprobe: start clean */
+		memset(&k->rp, 0, sizeof(k->rp));
+		k->rp.entry_handler = rp.entry_handler;
+		k->rp.handler = rp.handler;
+		k->rp.data_size = rp.data_size;
+		k->rp.maxactive = rp.maxactive;
+		k->rp.kp.symbol_name = k->names[i];
+		ret = register_kretprobe(&k->rp);
+		if (!ret) {
+			k->on = true;
+			return 0;
+		}
+	}
+	return ret;
+}
+
+static void krp_unregister(struct mmlock_krp *k)
+{
+	if (!k->on)
+		return;
+	unregister_kretprobe(&k->rp);
+	if (k->rp.nmissed)
+		pr_info("mmlock_probe: %s: %d calls missed (maxactive %d)\n",
+			k->rp.kp.symbol_name, k->rp.nmissed, k->rp.maxactive);
+	k->on = false;
+}
+
+/**
+ * mmlock_fault_attach() - register the fault side's probes
+ *
+ * Return: 0, or the error of a probe the module cannot work without
+ * (filemap_fault() and the folio lock waits).
+ */
+int mmlock_fault_attach(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(krps); i++) {
+		ret = krp_register(&krps[i]);
+		if (ret && !krps[i].optional) {
+			pr_err("mmlock_probe: cannot probe %s (%d)\n", krps[i].names[0], ret);
+			goto undo;
+		}
+	}
+	if (krps[K_READ_FOLIO].on) {
+		mmlock_cap("read_folio=call");
+	} else if (!krp_register(&krp_read_folio_wait)) {
+		mmlock_cap("read_folio=wait_only");
+	} else {
+		mmlock_cap("read_folio=none");
+	}
+	mmlock_cap("read_fail=%s", krps[K_LVR].on ? "reason_unknown" : "none");
+	ret = register_kprobe(&kp_lmfv);
+	kp_lmfv_on = !ret;
+	mmlock_cap("fallback=%s", !kp_lmfv_on ? "none" :
+		   krps[K_HMF].on ? "reasons" : "kernel_mode_only");
+	return 0;
+
+undo:
+	while (i-- > 0)
+		krp_unregister(&krps[i]);
+	return ret;
+}
+
+/**
+ * mmlock_fault_detach() - unregister them; no handler runs after this
+ */
+void mmlock_fault_detach(void)
+{
+	unsigned int i;
+
+	if (kp_lmfv_on)
+		unregister_kprobe(&kp_lmfv);
+	kp_lmfv_on = false;
+	krp_unregister(&krp_read_folio_wait);
+	for (i = ARRAY_SIZE(krps); i-- > 0; )
+		krp_unregister(&krps[i]);
+}
