@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "mmlock.h"
+#include "run-source.h"
 #include "util.h"
 #include "workload.h"
 
@@ -157,14 +158,25 @@ static void usage(FILE *out)
 "                         -a 'vma-contention:--writer-nice -5 --readers 4'\n"
 "  -s, --stack EVENT      record a kernel stack after EVENT (repeatable)\n"
 "  -t, --threshold-us N   Type-C threshold of the verdict (default 1000)\n"
+"      --source KIND      where the events come from: auto (default), kernel\n"
+"                         (a kernel with the mmlock series), module\n"
+"                         (mmlock_probe.ko, loaded here and unloaded at the end\n"
+"                         when it was not loaded before) or stock (the stock\n"
+"                         events alone)\n"
+"      --module PATH      the mmlock_probe.ko to load (default: $MMLOCK_PROBE_KO,\n"
+"                         /lib/modules/$(uname -r)/{extra,updates}/, beside mmlock)\n"
+"      --no-module        auto, but never load the module\n"
 "  -h, --help             this text\n"
 "\n"
 "Exit: 0 every run analyzed; 1 a run failed; 2 usage; 130/143 interrupted.\n"
-"A policy the kernel lacks a sysctl for is skipped and says so.\n");
+"A policy the kernel lacks a sysctl for is skipped and says so; the source\n"
+"of the events is chosen once and printed, and each row of verdicts.json\n"
+"carries it.\n");
 }
 
 struct run_opts {
-	const char	*kernel, *outdir, *duration, *dir, *threshold;
+	const char	*kernel, *outdir, *duration, *dir, *threshold, *module;
+	int		source, no_module;
 	char		**args;		/* "WL:ARGS" */
 	int		nr_args;
 	char		**stacks;
@@ -396,11 +408,12 @@ static void compare_with_stock(json_object *rows, size_t first)
 	}
 }
 
-static void print_table(FILE *f, json_object *rows)
+static void print_table(FILE *f, json_object *rows, const char *source)
 {
 	size_t i, n = json_object_array_length(rows);
 	char b[10][64];
 
+	fprintf(f, "events: %s\n", source);
 	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n", "workload", "policy",
 		"verdict", "A", "B", "C", "C_us", "lost", "flt/MiB", "vs_stock");
 	for (i = 0; i < n; i++) {
@@ -432,13 +445,17 @@ int cmd_run(int argc, char **argv)
 		{ "args",	required_argument, NULL, 'a' },
 		{ "stack",	required_argument, NULL, 's' },
 		{ "threshold-us", required_argument, NULL, 't' },
+		{ "source",	required_argument, NULL, 'S' },
+		{ "module",	required_argument, NULL, 'M' },
+		{ "no-module",	no_argument,	   NULL, 'N' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts o = { .outdir = "out/run", .duration = "5s", .dir = "/tmp",
-			      .threshold = "1000", .policy_mask = 7 };
+			      .threshold = "1000", .policy_mask = 7, .source = RUN_SOURCE_AUTO };
+	struct run_source rs;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char self[4096], *kernel = NULL, *table_path;
+	char self[4096], *kernel = NULL, *table_path, *source;
 	json_object *rows;
 	int c, i, failed = 0;
 	size_t p;
@@ -502,6 +519,19 @@ int cmd_run(int argc, char **argv)
 			}
 			o.threshold = optarg;
 			break;
+		case 'S':
+			o.source = run_source_parse(optarg);
+			if (o.source < 0) {
+				pr_err("--source '%s': expected auto, kernel, module or stock", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			break;
+		case 'M':
+			o.module = optarg;
+			break;
+		case 'N':
+			o.no_module = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return MMLOCK_EXIT_OK;
@@ -547,6 +577,15 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	if (run_source_choose(&rs, o.source, o.no_module, o.module)) {
+		pr_err("--source %s: %s", run_source_name(o.source), rs.load_error);
+		run_source_release(&rs);
+		free(kernel);
+		return MMLOCK_EXIT_ENV;
+	}
+	source = run_source_describe(&rs);
+	fprintf(stderr, "mmlock run: %s\n", source);
+
 	rows = json_object_new_array();
 	for (i = optind; i < argc && !interrupted; i++) {
 		size_t first = json_object_array_length(rows);
@@ -557,6 +596,7 @@ int cmd_run(int argc, char **argv)
 			if (!(o.policy_mask & (1 << p)))
 				continue;
 			row = json_object_new_object();
+			json_object_object_add(row, "event_source", run_source_json(&rs));
 			if (run_one(self, &o, argv[i], &policies[p], row) &&
 			    !strstr(json_object_to_json_string(row), "not patched"))
 				failed++;
@@ -565,8 +605,10 @@ int cmd_run(int argc, char **argv)
 		compare_with_stock(rows, first);
 	}
 	restore_sysctls();
+	if (run_source_release(&rs))
+		failed++;
 
-	print_table(stdout, rows);
+	print_table(stdout, rows, source);
 	table_path = xasprintf("%s/verdicts.json", o.outdir);
 	if (json_object_to_file_ext(table_path, rows, JSON_C_TO_STRING_PRETTY |
 				    JSON_C_TO_STRING_NOSLASHESCAPE))
@@ -577,12 +619,13 @@ int cmd_run(int argc, char **argv)
 		FILE *f = fopen(table_path, "w");
 
 		if (f) {
-			print_table(f, rows);
+			print_table(f, rows, source);
 			fclose(f);
 		}
 	}
 	free(table_path);
 	json_object_put(rows);
+	free(source);
 	free(o.args);
 	free(o.stacks);
 	free(kernel);
