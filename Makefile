@@ -169,11 +169,11 @@ kernel-check:
 bench-tracepoints: all
 	$(Q)O=$(O) bench/tracepoint-cost/run
 
-check: $(DEPS_STAMP)
+check: $(DEPS_STAMP) $(O)/device/agent.inc
 	$(quiet) CPPCHECK .
 	$(Q)cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem \
-		-I tracepoints -I common -I . -D__GNUC__ -D_GNU_SOURCE \
+		-I tracepoints -I common -I . -I $(O)/device -D__GNUC__ -D_GNU_SOURCE \
 		mmlock.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS)
 
 clean:

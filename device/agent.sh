@@ -97,7 +97,9 @@ probe() {
 	[ -d "$S" ] && echo "leftover=1"
 	t=$(tracefs)
 	if [ -z "$t" ]; then
-		if [ -d /sys/kernel/tracing ]; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "tracefs_noroot=1"
+		elif [ -d /sys/kernel/tracing ]; then
 			echo "tracefs_unmounted=/sys/kernel/tracing"
 		fi
 	else

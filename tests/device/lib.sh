@@ -51,6 +51,8 @@ dev_build() {
 		-o "$DSTATE/bin/dmdelay" "$top/tests/qemu/guest/dmdelay.c" || return 1
 	aarch64-linux-gnu-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
 		-o "$DSTATE/bin/su" "$top/tests/device/guest-su.c" || return 1
+	aarch64-linux-gnu-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
+		-o "$DSTATE/bin/adbd" "$top/tests/device/adbd.c" || return 1
 	for deb in busybox-static dropbear-bin; do
 		ls "$DSTATE/debs/${deb}_"*_arm64.deb >/dev/null 2>&1 && continue
 		(cd "$DSTATE/debs" && chmod 777 . && apt-get download -q "$deb:arm64" >/dev/null 2>&1) || {
@@ -86,7 +88,7 @@ dev_rootfs() {
 	cp /lib/ld-linux-aarch64.so.1 "$stage/lib/" 2>/dev/null ||
 		cp -L /usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 "$stage/lib/"
 	dev_libs "$stage" "$x/usr/sbin/dropbear" || return 1
-	cp "$DSTATE/bin/dmdelay" "$stage/bin/"
+	cp "$DSTATE/bin/dmdelay" "$DSTATE/bin/adbd" "$stage/bin/"
 	cp "$DSTATE/bin/su" "$stage/bin/su"
 	chmod 4755 "$stage/bin/su"
 	cp "$top/tests/device/guest-init" "$stage/init"
@@ -94,6 +96,9 @@ dev_rootfs() {
 	printf 'root:x:0:0:root:/root:/bin/sh\nshell:x:2000:2000:shell:/home/shell:/bin/sh\n' > "$stage/etc/passwd"
 	printf 'root:x:0:\nshell:x:2000:\n' > "$stage/etc/group"
 	printf '/bin/sh\n' > "$stage/etc/shells"
+	# Android's getprop, for the product name mmlock device uses as DEVICE
+	printf '#!/bin/sh\n[ "$1" = ro.product.device ] && echo mmlock-guest\n' > "$stage/bin/getprop"
+	chmod 755 "$stage/bin/getprop"
 	cp "$key" "$stage/root/.ssh/authorized_keys"
 	cp "$key" "$stage/home/shell/.ssh/authorized_keys"
 	chmod 700 "$stage/root" "$stage/root/.ssh" "$stage/home/shell/.ssh"
@@ -124,15 +129,18 @@ dev_port() {
 }
 
 # dev_boot IMAGE INITRD DISK LOG: start QEMU in the background, wait until
-# ssh answers.  Sets DPID, DPORT.
+# ssh answers.  Sets DPID, DPORT (ssh) and DADBPORT (the test adbd).
 dev_boot() {
 	local image=$1 initrd=$2 disk=$3 log=$4 t0 limit=${MMLOCK_DEVICE_TIMEOUT:-300}
 	DPORT=$(dev_port) || return 1
+	DADBPORT=$(dev_port) || return 1
+	[ "$DADBPORT" = "$DPORT" ] && DADBPORT=$((DPORT + 1))
 	qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -accel tcg -smp 2 -m 1G \
 		-nographic -no-reboot -nodefaults -serial stdio \
 		-kernel "$image" -initrd "$initrd" \
 		-append "console=ttyAMA0 loglevel=5 panic=-1 mmlock.delay_ms=${MMLOCK_DELAY_MS:-50}" \
-		-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$DPORT-:22" -device virtio-net-pci,netdev=n0 \
+		-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$DPORT-:22,hostfwd=tcp:127.0.0.1:$DADBPORT-:5555" \
+		-device virtio-net-pci,netdev=n0 \
 		-drive "file=$disk,format=raw,if=none,id=data,cache=none,aio=threads" \
 		-device virtio-blk-pci,drive=data \
 		</dev/null >"$log" 2>&1 &
