@@ -174,14 +174,35 @@ static int push_agent(struct session *s)
 		return -1;
 	}
 	close(fd);
-	/* the base folder belongs to the transport's user: adb push writes as shell */
+	/*
+	 * The base folder belongs to the transport's user: adb push writes as
+	 * shell.  One made by root (an earlier ssh run as root) is handed over.
+	 */
 	q = shell_quote(s->o->base);
-	cmd = xasprintf("mkdir -p %s", q);
-	rc = transport_run(&s->t, cmd, 0, NULL, 2);
+	cmd = xasprintf("mkdir -p %s 2>/dev/null; [ -w %s ] && echo ok; id -u", q, q);
+	{
+		char *out = NULL, *uid;
+
+		rc = transport_run(&s->t, cmd, 0, &out, 2);
+		uid = out ? strrchr(out, '\n') : NULL;
+		if (uid)
+			*uid = '\0';
+		uid = out ? strrchr(out, '\n') : NULL;
+		uid = uid ? uid + 1 : out;
+		free(cmd);
+		cmd = NULL;
+		if (!rc && out && strncmp(out, "ok\n", 3) && s->t.root != ROOT_NONE && uid) {
+			cmd = xasprintf("mkdir -p %s && chown -R %s %s", q, uid, q);
+			rc = transport_run(&s->t, cmd, 1, NULL, 2);
+		} else if (!rc && out && strncmp(out, "ok\n", 3)) {
+			rc = -1;
+		}
+		free(out);
+	}
 	free(cmd);
 	free(q);
 	if (rc) {
-		pr_err("cannot create %s on the device (exit %d)", s->o->base, rc);
+		pr_err("cannot create %s on the device, or write to it (exit %d)", s->o->base, rc);
 		unlink(tmpl);
 		return -1;
 	}
