@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis-int.h"
+#include "lost.h"
 #include "util.h"
 
 const char *const slot_names[SLOT_NR] = {
@@ -20,7 +21,7 @@ const char *const slot_names[SLOT_NR] = {
 };
 
 const char *const slot_anomaly_names[SA_NR] = {
-	"end_without_begin", "begin_nested", "unclosed", "mode_mismatch",
+	"end_without_begin", "begin_nested", "unclosed", "mode_mismatch", "end_before_start",
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -526,9 +527,21 @@ static void wait_stat(struct task *t, enum wait_kind k, uint64_t ns)
 		w->over_10ms++;
 }
 
+/*
+ * The call a following stack block is attached to.  It holds a reference:
+ * whatever ends or truncates the call meanwhile ([LOST] on its CPU, a nested
+ * begin), the block is written into live memory (issue 13 H1).
+ */
+static void stack_target_put(struct task *t)
+{
+	call_put(t->stack_target);
+	t->stack_target = NULL;
+}
+
 static void set_stack_target(struct analysis *an, struct task *t, struct call *c, int cpu)
 {
-	t->stack_target = c;
+	stack_target_put(t);
+	t->stack_target = call_get(c);
 	t->stack_target_cpu = cpu;
 	if (an->opts.stack_before && c && t->pending_stack[0] && t->pending_cpu == cpu &&
 	    !c->stack[0]) {
@@ -609,6 +622,12 @@ static void on_fault_wait_end(struct analysis *an, struct task *t,
 
 	if (!iv) {
 		end_without_begin(an, t, SLOT_FAULT_WAIT);
+		return;
+	}
+	if (pl->ts_ns < iv->start) {
+		/* time went backwards: an anomaly, never a duration (issue 13 M3) */
+		anomaly(an, SLOT_FAULT_WAIT, SA_END_BEFORE_START);
+		drop_fault_wait(an, t);
 		return;
 	}
 	t->fw = NULL;
@@ -743,6 +762,11 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 		end_without_begin(an, t, SLOT_VMA_WAIT);
 		return;
 	}
+	if (pl->ts_ns < iv->start) {
+		anomaly(an, SLOT_VMA_WAIT, SA_END_BEFORE_START);
+		drop_vma_wait(an, t);
+		return;
+	}
 	t->vw = NULL;
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
@@ -815,7 +839,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 		s->acq = m;
 		list_append(an, L_OPEN_M, m);
 		set_stack_target(an, t, m->call, pl->cpu);
-	} else if (t->gap) {
+	} else if (t->gap && pl->ts_ns >= t->gap->ts) {
 		/* a read wait inside a retry gap: the fault side of Type-B */
 		iv->flags |= IV_R;
 		iv->call = call_get(t->gap);
@@ -894,6 +918,14 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		end_without_begin(an, t, SLOT_MMAP_WAIT);
 		return;
 	}
+	if (pl->ts_ns < iv->start) {
+		anomaly(an, SLOT_MMAP_WAIT, SA_END_BEFORE_START);
+		s->wait = NULL;
+		if (!stock && iv->write && s->acq && !s->acq->has_hold)
+			drop_acq(an, s);
+		ival_free(an, iv);
+		return;
+	}
 	if (iv->write != write)
 		anomaly(an, SLOT_MMAP_WAIT, SA_MODE_MISMATCH);
 	write = iv->write;
@@ -937,6 +969,14 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 
 	if (!h) {
 		end_without_begin(an, t, SLOT_MMAP_HOLD);
+		return;
+	}
+	if (pl->ts_ns < h->start) {
+		anomaly(an, SLOT_MMAP_HOLD, SA_END_BEFORE_START);
+		s->hold = NULL;
+		ival_free(an, h);
+		if (!stock && s->acq)
+			drop_acq(an, s);
 		return;
 	}
 	if (h->write != write)
@@ -1025,6 +1065,8 @@ static void truncate_cpu(struct analysis *an, int cpu)
 
 		if (!t)
 			continue;
+		if (t->stack_target && t->stack_target_cpu == cpu)
+			stack_target_put(t);	/* its block, if any, follows the loss */
 		if (t->fw && t->fw->cpu == cpu) {
 			drop_fault_wait(an, t);
 			t->absorb[SLOT_FAULT_WAIT]++;
@@ -1110,7 +1152,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		return;
 	case LINE_LOST:
 		an->lines++;
-		an->lost_markers += pl->lost;
+		an->lost_markers = u64_add_sat(an->lost_markers, pl->lost);
 		truncate_cpu(an, pl->cpu);
 		return;
 	case LINE_STACK:
@@ -1155,7 +1197,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	if (v >= 0)
 		t->tgid = (int)v;
 	t->prio = (int)get_dec(pl, "prio", t->sched_prio);
-	t->stack_target = NULL;
+	stack_target_put(t);
 
 	switch (ev->id) {
 	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
@@ -1313,6 +1355,7 @@ void analysis_free(struct analysis *an)
 	for (i = 0; i < an->tasks_cap; i++) {
 		if (!an->tasks[i])
 			continue;
+		stack_target_put(an->tasks[i]);
 		free(an->tasks[i]->mms);
 		free(an->tasks[i]->stock_mms);
 		free(an->tasks[i]);

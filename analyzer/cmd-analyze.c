@@ -3,6 +3,7 @@
  * mmlock analyze: trace text in, one summary JSON out.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,11 @@
 #include <json-c/json.h>
 
 #include "analysis.h"
+#include "infile.h"
 #include "input.h"
+#include "jsonout.h"
+#include "jsonskim.h"
+#include "outfile.h"
 #include "mmlock.h"
 #include "parse.h"
 #include "util.h"
@@ -107,22 +112,63 @@ static int64_t jnum(json_object *o, const char *key, int64_t dflt)
 	if (!o || !json_object_object_get_ex(o, key, &v))
 		return dflt;
 	if (json_object_is_type(v, json_type_int))
-		return json_object_get_int64(v);
+		return json_object_get_int64(v) < 0 ? dflt : json_object_get_int64(v);
 	if (json_object_is_type(v, json_type_object))
 		return jnum(v, "total", dflt);
 	return dflt;
 }
 
-static int load_status(const char *path, struct status_info *st)
+/* A policy knob: 0, 1 or null; anything else is refused, never cut to an int. */
+static int status_sysctl(const char *path, json_object *sys, const char *key, int dflt)
 {
-	json_object *v, *sys;
+	json_object *v;
+	int64_t n;
 
-	st->root = json_object_from_file(path);
-	if (!st->root || !json_object_is_type(st->root, json_type_object)) {
-		pr_warn("%s: not a JSON object (%s); ignored", path, json_util_get_last_err());
-		json_object_put(st->root);
-		st->root = NULL;
+	if (!json_object_object_get_ex(sys, key, &v) || !v)
+		return dflt;
+	n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
+	if (json_object_is_type(v, json_type_int) && (n == 0 || n == 1) &&
+	    json_object_get_uint64(v) == (uint64_t)n)
+		return (int)n;
+	pr_warn("%s: sysctls.%s is %.40s: expected 0, 1 or null; ignored", path, key,
+		json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	return dflt;
+}
+
+/*
+ * trace.status, of a capture that came off another machine: only the keys
+ * the summary uses are read (jsonskim.h), each at most STATUS_MAX_VALUE
+ * bytes, so a status of any size costs bounded memory.  @stream: a file
+ * named with --status, which may be a FIFO; one found in a capture
+ * directory must be a regular file.
+ */
+#define STATUS_MAX_VALUE	(1024 * 1024)
+
+static int load_status(const char *path, int stream, struct status_info *st)
+{
+	static const char *const keys[] = {
+		"events", "lost_events", "clock", "filter", "event_set", "sysctls",
+		"stack_position", "stack", "mode", NULL
+	};
+	json_object *v, *sys;
+	char *err = NULL, *skipped = NULL;
+	int fd = infile_open(AT_FDCWD, path, stream ? 0 : INFILE_REGULAR);
+
+	if (fd < 0) {
+		pr_warn("%s: cannot read: %s; ignored", path, infile_strerror(errno));
 		return -1;
+	}
+	st->root = json_skim_fd(fd, keys, STATUS_MAX_VALUE, &skipped, &err);
+	close(fd);
+	if (!st->root) {
+		pr_warn("%s: %s; ignored", path, err);
+		free(err);
+		return -1;
+	}
+	if (skipped) {
+		pr_warn("%s: %s larger than %d bytes or not JSON; ignored", path, skipped,
+			STATUS_MAX_VALUE);
+		free(skipped);
 	}
 	/*
 	 * events null: the producer's set is unknown (record --stdin without
@@ -149,9 +195,11 @@ static int load_status(const char *path, struct status_info *st)
 	st->clock = jstr(st->root, "clock");
 	st->filter = jstr(st->root, "filter");
 	st->event_set = jstr(st->root, "event_set");
-	if (json_object_object_get_ex(st->root, "sysctls", &sys)) {
-		st->no_retry = (int)jnum(sys, "filemap_fault_no_retry", st->no_retry);
-		st->retry_vma_lock = (int)jnum(sys, "fault_retry_vma_lock", st->retry_vma_lock);
+	if (json_object_object_get_ex(st->root, "sysctls", &sys) &&
+	    json_object_is_type(sys, json_type_object)) {
+		st->no_retry = status_sysctl(path, sys, "filemap_fault_no_retry", st->no_retry);
+		st->retry_vma_lock = status_sysctl(path, sys, "fault_retry_vma_lock",
+						   st->retry_vma_lock);
 	}
 	{
 		const char *pos = jstr(st->root, "stack_position");
@@ -183,49 +231,23 @@ static int parse_sysctl(const char *arg, int *no_retry, int *retry_vma_lock)
 	return 0;
 }
 
+/* A half-written summary never looks complete; a device or FIFO is written in place. */
 static int write_output(const char *path, json_object *root, int pretty)
 {
-	int flags = (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-			      JSON_C_TO_STRING_PLAIN) | JSON_C_TO_STRING_NOSLASHESCAPE;
-	const char *text = json_object_to_json_string_ext(root, flags);
-	char *tmp;
-	FILE *f;
-
-	if (!path) {
-		if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF ||
-		    fflush(stdout)) {
-			pr_err("write failure on standard output: %s", strerror(errno));
-			return -1;
-		}
+	/*
+	 * Atomic, not durable: a summary is made again from its capture in a
+	 * second, and an fsync per summary costs more than the analysis of a
+	 * small trace.
+	 */
+	if (!json_write(path, root, pretty, OUTFILE_NO_FSYNC))
 		return 0;
-	}
-	/* a half-written summary must never look complete */
-	tmp = xasprintf("%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		pr_err("%s: cannot create: %s", tmp, strerror(errno));
-		goto out_free_tmp;
-	}
-	if (fputs(text, f) == EOF || fputc('\n', f) == EOF || fflush(f) || ferror(f)) {
-		pr_err("%s: write failed: %s", tmp, strerror(errno));
-		fclose(f);
-		goto out_unlink;
-	}
-	if (fclose(f)) {
-		pr_err("%s: write failed: %s", tmp, strerror(errno));
-		goto out_unlink;
-	}
-	if (rename(tmp, path)) {
-		pr_err("%s: cannot rename to %s: %s", tmp, path, strerror(errno));
-		goto out_unlink;
-	}
-	free(tmp);
-	return 0;
-
-out_unlink:
-	unlink(tmp);
-out_free_tmp:
-	free(tmp);
+	if (path)
+		pr_err("%s: cannot write: %s", path, errno == EPERM ?
+		       "a symbolic link owned by another user (refused as a planted link)" :
+		       errno == EEXIST ? "it is not a regular file, a character device or a FIFO" :
+		       strerror(errno));
+	else
+		pr_err("write failure on standard output: %s", strerror(errno));
 	return -1;
 }
 
@@ -327,22 +349,35 @@ int cmd_analyze(int argc, char **argv)
 		ret = MMLOCK_EXIT_INPUT;
 		goto out_put_errors;
 	}
-	if (!status_path)
-		status_path = input_status_path(in);
 	if (status_path)
-		load_status(status_path, &st);
+		load_status(status_path, 1, &st);
+	else if (input_status_path(in))
+		load_status(input_status_path(in), 0, &st);
 
 	aopts.stack_before = stack_pos >= 0 ? stack_pos : st.stack_before > 0;
 	an = analysis_new(&aopts);
 	while ((len = input_next_line(in, &line)) >= 0) {
 		struct parsed_line pl;
-		char head[61];
+		char head[61], overlong[80];
 		size_t n = len > 60 ? 60 : (size_t)len;
 
 		/* parse_line() cuts the line with NULs: keep its start for the report */
 		memcpy(head, line, n);
 		head[n] = '\0';
-		parse_line(line, &pl);
+		memset(&pl, 0, sizeof(pl));
+		if (input_overlong(in)) {
+			/* counted and skipped: a real event is a few hundred bytes */
+			pl.kind = LINE_MALFORMED;
+			snprintf(overlong, sizeof(overlong), "a line of at most %d bytes (this one "
+				 "has %zu)", INPUT_MAX_LINE, input_overlong(in));
+			pl.what = overlong;
+		} else if (memchr(line, '\r', (size_t)len)) {
+			/* CR-only line ends would hide every event after the first */
+			pl.kind = LINE_MALFORMED;
+			pl.what = "a line without a carriage return inside";
+		} else {
+			parse_line(line, &pl);
+		}
 		if (pl.kind == LINE_MALFORMED) {
 			char *what = xasprintf("expected %s, got '%s%s'", pl.what, head,
 					       len > 60 ? "..." : "");

@@ -5,14 +5,19 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
+#include "infile.h"
+#include "jsonout.h"
 #include "mmlock.h"
+#include "outfile.h"
 #include "util.h"
 
 static const struct {
@@ -45,15 +50,20 @@ static const struct {
 static void usage(FILE *out)
 {
 	fprintf(out,
-"usage: mmlock compare [--json] SUMMARY...\n"
+"usage: mmlock compare [--json] [-o FILE] SUMMARY...\n"
 "\n"
 "SUMMARY: a summary JSON from mmlock analyze, or a directory (for example\n"
 "the output of mmlock run), searched for */summary.json. One column per run,\n"
 "named workload/policy/kernel; with two runs a last column gives the change.\n"
 "'null' is a number the capture could not measure.\n"
 "\n"
-"  -j, --json   the same table as JSON\n"
-"  -h, --help   this text\n");
+"  -j, --json         the same table as JSON\n"
+"  -o, --output FILE  write there (atomically; a device or FIFO in place)\n"
+"                     instead of standard output\n"
+"  -h, --help         this text\n"
+"\n"
+"Exit: 0 written; 2 usage; 3 a summary is missing, unreadable, larger than\n"
+"16 MiB or not a summary; 7 the output could not be written.\n");
 }
 
 /* "a.b.c" inside @o; NULL when absent, and *@present says whether it exists. */
@@ -79,17 +89,48 @@ struct run {
 	char		*path;
 	char		*name;
 	json_object	*sum;
+	int		found;		/* found below a directory: must be a regular file */
 };
+
+/* A summary is tens of kilobytes; /dev/zero or a FIFO must not eat memory. */
+#define SUMMARY_MAX	(16 * 1024 * 1024)
+
+static json_object *read_summary(const struct run *r)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	size_t len;
+	char *text = infile_read(AT_FDCWD, r->path, SUMMARY_MAX, &len,
+				 r->found ? INFILE_REGULAR : 0);
+
+	if (!text) {
+		pr_err("%s: cannot read: %s", r->path, errno == EFBIG ?
+		       "larger than 16 MiB: not a summary" : infile_strerror(errno));
+		return NULL;
+	}
+	tok = json_tokener_new();
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    !json_object_is_type(o, json_type_object)) {
+		pr_err("%s: not a summary JSON (%s)", r->path,
+		       json_tokener_error_desc(json_tokener_get_error(tok)));
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	free(text);
+	return o;
+}
 
 static int cmp_runs(const void *a, const void *b)
 {
 	return strcmp(((const struct run *)a)->path, ((const struct run *)b)->path);
 }
 
-static void add_run(struct run **runs, int *n, const char *path)
+static void add_run(struct run **runs, int *n, const char *path, int found)
 {
 	*runs = xrealloc(*runs, (size_t)(*n + 1) * sizeof(**runs));
-	(*runs)[(*n)++] = (struct run){ .path = xstrdup(path) };
+	(*runs)[(*n)++] = (struct run){ .path = xstrdup(path), .found = found };
 }
 
 /* A directory: every summary.json one or two levels down (mmlock run's layout). */
@@ -111,7 +152,7 @@ static void add_dir(struct run **runs, int *n, const char *dir, int depth)
 			if (S_ISDIR(st.st_mode) && depth < 3)
 				add_dir(runs, n, p, depth + 1);
 			else if (S_ISREG(st.st_mode) && !strcmp(de->d_name, "summary.json"))
-				add_run(runs, n, p);
+				add_run(runs, n, p, 1);
 		}
 		free(p);
 	}
@@ -144,21 +185,50 @@ static int is_number(json_object *v)
 		     json_object_is_type(v, json_type_double));
 }
 
+/* The table (names come from the summaries: repaired to UTF-8), atomically to @path. */
+static int write_text(const char *path, const char *text, size_t len)
+{
+	size_t fixed_len;
+	char *fixed = utf8_repair(text, len, &fixed_len);
+	int ret;
+
+	if (fixed) {
+		text = fixed;
+		len = fixed_len;
+	}
+	if (path)
+		ret = outfile_write_all(AT_FDCWD, path, text, len, OUTFILE_NO_FSYNC);
+	else
+		ret = fflush(stdout) || write_all(STDOUT_FILENO, text, len) ? -1 : 0;
+	if (ret)
+		pr_err("%s: cannot write: %s", path ? path : "standard output", strerror(errno));
+	free(fixed);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run *runs = NULL;
 	int nr = 0, as_json = 0, c, i, ret = MMLOCK_EXIT_OK, width = 12;
+	const char *output = NULL;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *out = NULL;
 	size_t r;
 
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jo:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			as_json = 1;
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -186,7 +256,7 @@ int cmd_compare(int argc, char **argv)
 			}
 			qsort(runs + before, (size_t)(nr - before), sizeof(*runs), cmp_runs);
 		} else {
-			add_run(&runs, &nr, argv[i]);
+			add_run(&runs, &nr, argv[i], 0);
 		}
 	}
 	if (!nr) {
@@ -194,9 +264,8 @@ int cmd_compare(int argc, char **argv)
 		return MMLOCK_EXIT_USAGE;
 	}
 	for (i = 0; i < nr; i++) {
-		runs[i].sum = json_object_from_file(runs[i].path);
-		if (!runs[i].sum || !json_object_is_type(runs[i].sum, json_type_object)) {
-			pr_err("%s: not a summary JSON (%s)", runs[i].path, json_util_get_last_err());
+		runs[i].sum = read_summary(&runs[i]);
+		if (!runs[i].sum) {
 			ret = MMLOCK_EXIT_INPUT;
 			goto out_free_runs;
 		}
@@ -204,11 +273,11 @@ int cmd_compare(int argc, char **argv)
 	}
 
 	if (as_json) {
-		json_object *out = json_object_new_object(), *names = json_object_new_array();
+		json_object *table = json_object_new_object(), *names = json_object_new_array();
 
 		for (i = 0; i < nr; i++)
 			json_object_array_add(names, json_object_new_string(runs[i].name));
-		json_object_object_add(out, "runs", names);
+		json_object_object_add(table, "runs", names);
 		for (r = 0; r < ARRAY_SIZE(rows); r++) {
 			json_object *vals = json_object_new_array();
 
@@ -218,32 +287,34 @@ int cmd_compare(int argc, char **argv)
 
 				json_object_array_add(vals, json_object_get(v));
 			}
-			json_object_object_add(out, rows[r].path, vals);
+			json_object_object_add(table, rows[r].path, vals);
 		}
-		printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+		out = open_memstream(&text, &text_len);
+		fprintf(out, "%s\n", json_object_to_json_string_ext(table, JSON_C_TO_STRING_PRETTY |
 							       JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(out);
-		goto out_free_runs;
+		json_object_put(table);
+		goto write_out;
 	}
 
 	for (i = 0; i < nr; i++)
 		if ((int)strlen(runs[i].name) > width)
 			width = (int)strlen(runs[i].name);
-	printf("%-28s", "");
+	out = open_memstream(&text, &text_len);
+	fprintf(out, "%-28s", "");
 	for (i = 0; i < nr; i++)
-		printf(" %*s", width, runs[i].name);
+		fprintf(out, " %*s", width, runs[i].name);
 	if (nr == 2)
-		printf(" %14s", "change");
-	putchar('\n');
+		fprintf(out, " %14s", "change");
+	fputc('\n', out);
 	for (r = 0; r < ARRAY_SIZE(rows); r++) {
 		json_object *a = NULL, *b = NULL;
 
-		printf("%-28s", rows[r].label);
+		fprintf(out, "%-28s", rows[r].label);
 		for (i = 0; i < nr; i++) {
 			int present;
 			json_object *v = lookup(runs[i].sum, rows[r].path, &present);
 
-			printf(" %*s", width, cell(v, present));
+			fprintf(out, " %*s", width, cell(v, present));
 			if (i == 0)
 				a = v;
 			else
@@ -253,12 +324,22 @@ int cmd_compare(int argc, char **argv)
 			double x = json_object_get_double(a), y = json_object_get_double(b);
 
 			if (x != 0)
-				printf(" %+13.0f%%", (y - x) * 100.0 / x);
+				fprintf(out, " %+13.0f%%", (y - x) * 100.0 / x);
 			else
-				printf(" %+14g", y - x);
+				fprintf(out, " %+14g", y - x);
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
+
+write_out:
+	if (!out || fclose(out)) {
+		pr_err("out of memory for the table");
+		ret = MMLOCK_EXIT_FAILURE;
+		goto out_free_runs;
+	}
+	if (write_text(output, text, text_len))
+		ret = MMLOCK_EXIT_OUTPUT;
+	free(text);
 
 out_free_runs:
 	for (i = 0; i < nr; i++) {

@@ -13,15 +13,18 @@
 #include <zstd.h>
 
 #include "collector/collector.h"
+#include "infile.h"
 #include "input.h"
 #include "util.h"
 
 enum codec { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD };
 
 #define RAW_SIZE	(256 * 1024)
+#define TEXT_SIZE	(RAW_SIZE * 4)
 
 struct input {
 	char		**files;
+	unsigned char	*in_dir;	/* files[i] came from a capture directory */
 	size_t		nr_files;
 	size_t		cur;
 	char		*status;	/* trace.status beside the chunks, or NULL */
@@ -29,6 +32,7 @@ struct input {
 	char		*binary_name;	/* its entry in files[] */
 	pthread_t	decoder;
 	int		decoder_live, decoder_fd, decoder_err;
+	uint64_t	decoder_bad;	/* damaged pages the decoder skipped */
 	input_error_fn	err_fn;
 	void		*err_ctx;
 
@@ -44,12 +48,16 @@ struct input {
 	size_t		raw_len, raw_pos;
 	int		raw_eof;
 	int		failed;		/* stop reading this file */
+	int		damaged;	/* it ended early or was corrupt: drop a cut last line */
+	int		last_done;	/* the last line, without its newline, was handed out */
+	char		*pending;	/* a decode error to report once its text is read */
+	enum input_error_kind pending_kind;
 
 	/* decoded text and the line being assembled */
 	char		*text;
 	size_t		text_len, text_pos;
-	char		*line;
-	size_t		line_cap;
+	char		*line;		/* INPUT_MAX_LINE + 1 bytes */
+	size_t		overlong;	/* the last line's length when it was cut */
 	unsigned long	lineno;
 	unsigned long	truncated;
 	const char	*file;
@@ -79,12 +87,14 @@ static int cmp_names(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_file(struct input *in, char *path, size_t *cap)
+static void add_file(struct input *in, char *path, size_t *cap, int in_dir)
 {
 	if (in->nr_files == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		in->files = xrealloc(in->files, *cap * sizeof(*in->files));
+		in->in_dir = xrealloc(in->in_dir, *cap);
 	}
+	in->in_dir[in->nr_files] = (unsigned char)in_dir;
 	in->files[in->nr_files++] = path;
 }
 
@@ -124,7 +134,7 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 			/* mmlock record --binary: decoded on the fly, read as one more chunk */
 			in->binary_dir = xstrdup(dir);
 			in->binary_name = xasprintf("%s/raw (binary capture, decoded)", dir);
-			add_file(in, xstrdup(in->binary_name), cap);
+			add_file(in, xstrdup(in->binary_name), cap, 1);
 			return 0;
 		}
 		*err = xasprintf("%s: directory holds no trace chunk (*.txt, *.gz, *.zst) and no "
@@ -134,7 +144,7 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 	}
 	qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
-		add_file(in, xasprintf("%s/%s", dir, names[i]), cap);
+		add_file(in, xasprintf("%s/%s", dir, names[i]), cap, 1);
 		free(names[i]);
 	}
 	free(names);
@@ -162,13 +172,13 @@ struct input *input_open(char *const *paths, int npaths, input_error_fn fn, void
 			if (add_dir(in, paths[i], &cap, err))
 				goto out_free_input;
 		} else {
-			add_file(in, xstrdup(paths[i]), &cap);
+			/* a FIFO or device named here is read as the stream it is */
+			add_file(in, xstrdup(paths[i]), &cap, 0);
 		}
 	}
 	in->raw = xmalloc(RAW_SIZE);
-	in->text = xmalloc(RAW_SIZE * 4);
-	in->line_cap = 4096;
-	in->line = xmalloc(in->line_cap);
+	in->text = xmalloc(TEXT_SIZE);
+	in->line = xmalloc(INPUT_MAX_LINE + 1);
 	in->cur = (size_t)-1;
 	return in;
 
@@ -211,6 +221,7 @@ static void *decoder_thread(void *p)
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	if (bin_decode(a->in->binary_dir, decoder_emit, &a->fd, &st))
 		a->in->decoder_err = errno ? errno : EIO;
+	a->in->decoder_bad = st.bad_pages;
 	close(a->fd);
 	free(a);
 	return NULL;
@@ -246,9 +257,21 @@ static void stop_decoder(struct input *in)
 	/* closing the read end (done by the caller) makes the writer stop */
 	pthread_join(in->decoder, NULL);
 	in->decoder_live = 0;
+	if (in->decoder_bad) {
+		char *msg = xasprintf("%llu damaged ring-buffer page%s skipped (a page header or "
+				      "event that does not fit its page)",
+				      (unsigned long long)in->decoder_bad,
+				      in->decoder_bad == 1 ? "" : "s");
+
+		if (in->err_fn)
+			in->err_fn(in->err_ctx, INPUT_ERR_CORRUPT, in->binary_name, 0, msg);
+		free(msg);
+		in->truncated++;
+		in->decoder_bad = 0;
+	}
 	if (in->decoder_err) {
 		char *msg = xasprintf("decoding the binary capture failed: %s",
-				      strerror(in->decoder_err));
+				      infile_strerror(in->decoder_err));
 
 		if (in->err_fn)
 			in->err_fn(in->err_ctx, INPUT_ERR_CORRUPT, in->binary_name, 0, msg);
@@ -282,6 +305,8 @@ void input_close(struct input *in)
 	for (i = 0; i < in->nr_files; i++)
 		free(in->files[i]);
 	free(in->files);
+	free(in->in_dir);
+	free(in->pending);
 	free(in->status);
 	free(in->binary_dir);
 	free(in->binary_name);
@@ -330,15 +355,20 @@ static int open_next(struct input *in)
 		in->file = in->files[in->cur];
 		in->lineno = 0;
 		in->failed = 0;
+		in->damaged = 0;
+		in->last_done = 0;
 		in->raw_len = in->raw_pos = 0;
 		in->raw_eof = 0;
 		in->text_len = in->text_pos = 0;
+		free(in->pending);
+		in->pending = NULL;
 		if (in->binary_name && !strcmp(in->file, in->binary_name))
 			in->fd = start_decoder(in);
 		else
-			in->fd = open(in->file, O_RDONLY | O_CLOEXEC);
+			in->fd = infile_open(AT_FDCWD, in->file,
+					     in->in_dir[in->cur] ? INFILE_REGULAR : 0);
 		if (in->fd < 0) {
-			char *msg = xasprintf("cannot open: %s", strerror(errno));
+			char *msg = xasprintf("cannot open: %s", infile_strerror(errno));
 
 			report(in, INPUT_ERR_OPEN, msg);
 			free(msg);
@@ -384,8 +414,23 @@ static void report_truncated(struct input *in, const char *codec, size_t partial
 			      "; lines in the cut zstd block cannot be recovered" : "");
 
 	in->truncated++;
+	in->damaged = 1;
 	report(in, INPUT_ERR_TRUNCATED, msg);
 	free(msg);
+}
+
+/*
+ * A decode error: the text decoded before it is still handed out (zcat and
+ * zstd -dc print it too), the error is reported once that text is read.
+ */
+static void defer_error(struct input *in, enum input_error_kind kind, char *msg)
+{
+	in->truncated++;
+	in->damaged = 1;
+	free(in->pending);
+	in->pending = msg;
+	in->pending_kind = kind;
+	in->failed = 1;
 }
 
 /*
@@ -394,8 +439,14 @@ static void report_truncated(struct input *in, const char *codec, size_t partial
  */
 static int decode_more(struct input *in, size_t *partial)
 {
-	size_t room = RAW_SIZE * 4 - in->text_len;
+	size_t room = TEXT_SIZE - in->text_len;
 
+	if (in->pending) {
+		report(in, in->pending_kind, in->pending);
+		free(in->pending);
+		in->pending = NULL;
+		return 0;
+	}
 	if (in->failed)
 		return 0;
 	for (;;) {
@@ -415,6 +466,7 @@ static int decode_more(struct input *in, size_t *partial)
 			return 1;
 		}
 		case CODEC_GZIP: {
+			size_t before = in->text_len;
 			int zr;
 
 			if (in->raw_eof) {
@@ -434,26 +486,29 @@ static int decode_more(struct input *in, size_t *partial)
 			in->zs.avail_out = (uInt)room;
 			zr = inflate(&in->zs, Z_NO_FLUSH);
 			in->raw_pos = in->raw_len - in->zs.avail_in;
-			in->text_len = RAW_SIZE * 4 - in->zs.avail_out;
+			in->text_len = TEXT_SIZE - in->zs.avail_out;
 			if (zr == Z_STREAM_END) {
 				in->z_end = 1;
 			} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-				char *msg = xasprintf("gzip data is corrupt after line %lu: %s",
-						      in->lineno, in->zs.msg ? in->zs.msg : "error");
-
-				in->truncated++;
-				report(in, INPUT_ERR_CORRUPT, msg);
-				free(msg);
-				in->failed = 1;
-				return 0;
+				defer_error(in, INPUT_ERR_CORRUPT,
+					    xasprintf("gzip data is corrupt after line %lu: %s",
+						      in->lineno, in->zs.msg ? in->zs.msg : "error"));
+				return in->text_len > before ? 1 : decode_more(in, partial);
 			}
-			if (RAW_SIZE * 4 - room != in->text_len)
+			if (in->text_len > before)
 				return 1;
 			break;
 		}
 		case CODEC_ZSTD: {
+			/*
+			 * At most one block per call: with room for a whole frame
+			 * zstd decodes it in one go, and a corrupt block would
+			 * then take every good one before it along.
+			 */
 			ZSTD_inBuffer zin = { in->raw, in->raw_len, in->raw_pos };
-			ZSTD_outBuffer zout = { in->text + in->text_len, room, 0 };
+			ZSTD_outBuffer zout = { in->text + in->text_len,
+						room < ZSTD_BLOCKSIZE_MAX ? room : ZSTD_BLOCKSIZE_MAX,
+						0 };
 			size_t zr;
 
 			if (in->raw_eof) {
@@ -464,18 +519,14 @@ static int decode_more(struct input *in, size_t *partial)
 			}
 			zr = ZSTD_decompressStream(in->zstd, &zout, &zin);
 			in->raw_pos = zin.pos;
+			in->text_len += zout.pos;
 			if (ZSTD_isError(zr)) {
-				char *msg = xasprintf("zstd data is corrupt after line %lu: %s",
-						      in->lineno, ZSTD_getErrorName(zr));
-
-				in->truncated++;
-				report(in, INPUT_ERR_CORRUPT, msg);
-				free(msg);
-				in->failed = 1;
-				return 0;
+				defer_error(in, INPUT_ERR_CORRUPT,
+					    xasprintf("zstd data is corrupt after line %lu: %s",
+						      in->lineno, ZSTD_getErrorName(zr)));
+				return zout.pos ? 1 : decode_more(in, partial);
 			}
 			in->zstd_last = zr;
-			in->text_len += zout.pos;
 			if (zout.pos)
 				return 1;
 			break;
@@ -486,8 +537,9 @@ static int decode_more(struct input *in, size_t *partial)
 
 long input_next_line(struct input *in, char **line)
 {
-	size_t len = 0;
+	size_t len = 0, total = 0;
 
+	in->overlong = 0;
 	if (in->cur == (size_t)-1 && open_next(in))
 		return -1;
 	for (;;) {
@@ -497,16 +549,19 @@ long input_next_line(struct input *in, char **line)
 		size_t take = nl ? (size_t)(nl - start) : avail;
 		int r;
 
-		if (len + take + 1 > in->line_cap) {
-			while (len + take + 1 > in->line_cap)
-				in->line_cap *= 2;
-			in->line = xrealloc(in->line, in->line_cap);
+		/* past INPUT_MAX_LINE the bytes are counted, not kept: constant memory */
+		if (len < INPUT_MAX_LINE) {
+			size_t keep = take < INPUT_MAX_LINE - len ? take : INPUT_MAX_LINE - len;
+
+			memcpy(in->line + len, start, keep);
+			len += keep;
 		}
-		memcpy(in->line + len, start, take);
-		len += take;
+		total += take;
 		in->text_pos += take + (nl ? 1 : 0);
 		if (nl) {
-			if (len && in->line[len - 1] == '\r')
+			if (total > INPUT_MAX_LINE)
+				in->overlong = total;
+			else if (len && in->line[len - 1] == '\r')
 				len--;
 			in->line[len] = '\0';
 			in->lineno++;
@@ -514,25 +569,33 @@ long input_next_line(struct input *in, char **line)
 			return (long)len;
 		}
 		in->text_pos = in->text_len = 0;
-		r = decode_more(in, &len);
+		r = decode_more(in, &total);
 		if (r > 0)
 			continue;
 		/*
-		 * End of this file.  A plain file may lack the final newline;
-		 * a compressed one that ended early has its partial line
-		 * dropped (decode_more reported it).
+		 * End of this file.  Its last line may lack the newline; one
+		 * cut by damage (a compressed chunk that ends early) is dropped
+		 * (decode_more reported it).
 		 */
-		if (len && in->codec == CODEC_PLAIN && !in->failed) {
+		if (total && !in->damaged && !in->last_done) {
+			if (total > INPUT_MAX_LINE)
+				in->overlong = total;
 			in->line[len] = '\0';
 			in->lineno++;
 			*line = in->line;
+			in->last_done = 1;
 			in->failed = 1;
 			return (long)len;
 		}
-		len = 0;
+		len = total = 0;
 		if (open_next(in))
 			return -1;
 	}
+}
+
+size_t input_overlong(const struct input *in)
+{
+	return in->overlong;
 }
 
 const char *input_file(const struct input *in)

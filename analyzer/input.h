@@ -32,11 +32,20 @@ struct input *input_open(char *const *paths, int npaths, input_error_fn fn, void
 			 char **err);
 void input_close(struct input *in);
 
+#include "lost.h"
+
+/* The longest line kept; a trace event is a few hundred bytes. */
+#define INPUT_MAX_LINE	TRACE_LINE_MAX
+
 /*
  * Next line without its newline, NUL-terminated and writable until the next
- * call.  Returns its length, or -1 at the end of every input.
+ * call.  Returns its length, or -1 at the end of every input.  A line longer
+ * than INPUT_MAX_LINE is read through in constant memory and returned cut
+ * there, with input_overlong() giving its real length.
  */
 long input_next_line(struct input *in, char **line);
+/* The length of the line returned last when it was cut, else 0. */
+size_t input_overlong(const struct input *in);
 
 /* Where the line returned last came from. */
 const char *input_file(const struct input *in);

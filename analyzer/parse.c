@@ -7,10 +7,18 @@
  * the first "[digits]" that follows "-digits" (and an optional "(tgid)").
  */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lost.h"
+#include "mmlock_events.h"
 #include "parse.h"
+
+/* How far back a CPU bracket looks: blanks before it, a "(  TGID)" column. */
+#define MAX_GAP		64
+#define MAX_TGID_COL	24
 
 static int is_digits(const char *s, const char *end)
 {
@@ -43,22 +51,13 @@ static int parse_header(const char *s)
 
 static int parse_lost(const char *s, struct parsed_line *out)
 {
-	char *end;
-	long cpu;
-	unsigned long long n;
+	uint64_t n;
+	int cpu;
 
-	s = skip_spaces(s);
-	if (strncmp(s, "CPU:", 4))
-		return 0;
-	cpu = strtol(s + 4, &end, 10);
-	if (end == s + 4 || strncmp(end, " [LOST ", 7))
-		return 0;
-	s = end + 7;
-	n = strtoull(s, &end, 10);
-	if (end == s || strncmp(end, " EVENTS]", 8))
+	if (!lost_marker_parse(s, strlen(s), &cpu, &n))
 		return 0;
 	out->kind = LINE_LOST;
-	out->cpu = (int)cpu;
+	out->cpu = cpu;
 	out->lost = n;
 	return 1;
 }
@@ -74,6 +73,9 @@ static int parse_ts(const char *s, const char *end, uint64_t *ns)
 		return -1;
 	for (; s < dot; s++)
 		secs = secs * 10 + (uint64_t)(*s - '0');
+	/* 2^64 ns is 18446744073.7 s: a later time would wrap into the past */
+	if (secs > 18446744072ULL)
+		return -1;
 	for (s = dot + 1; s < end && digits < 9; s++, digits++)
 		frac = frac * 10 + (uint64_t)(*s - '0');
 	for (; digits < 9; digits++)
@@ -173,6 +175,30 @@ static void check_stock(struct parsed_line *out)
 	out->what = what[k];
 }
 
+/*
+ * Version 1 of the contract prints pid= first, and it then names the task:
+ * a value outside the kernel's pid range would be cut silently to an int.
+ */
+static void check_pid(struct parsed_line *out)
+{
+	const struct mmlock_event *ev;
+	const char *v;
+	char *end;
+	long long n;
+
+	if (out->kind != LINE_EVENT || !(v = parsed_get(out, "pid")))
+		return;
+	ev = mmlock_event_find(out->event);
+	if (!ev || !ev->custom)
+		return;	/* another event's pid= is its own business */
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (isdigit((unsigned char)*v) && !*end && !errno && n <= INT_MAX)
+		return;
+	out->kind = LINE_MALFORMED;
+	out->what = "pid=N with 0 <= N <= 2147483647";
+}
+
 void parse_line(char *line, struct parsed_line *out)
 {
 	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon;
@@ -198,38 +224,48 @@ void parse_line(char *line, struct parsed_line *out)
 
 	out->kind = LINE_MALFORMED;
 	out->what = "COMM-PID [CPU] TIMESTAMP: EVENT: ...";
-	/* find the CPU bracket that follows COMM-PID or COMM-PID (TGID) */
+	/*
+	 * Find the CPU bracket that follows COMM-PID or COMM-PID (TGID).  Every
+	 * look back from a candidate '[' is bounded (a TGID column is a dozen
+	 * bytes, a PID ten digits), so a line full of "[0]"s costs linear time.
+	 */
 	for (open = strchr(p, '['); open; open = strchr(open + 1, '[')) {
+		long long v;
+
 		close = open + 1;
-		while (isdigit((unsigned char)*close))
+		while (isdigit((unsigned char)*close) && close - open <= 10)
 			close++;
 		if (close == open + 1 || *close != ']' || open == p || open[-1] != ' ')
 			continue;
 		pre_end = open;
-		while (pre_end > p && pre_end[-1] == ' ')
+		while (pre_end > p && pre_end[-1] == ' ' && open - pre_end < MAX_GAP)
 			pre_end--;
 		if (pre_end > p && pre_end[-1] == ')') {
 			char *lp = pre_end - 1;
 
-			while (lp > p && *lp != '(')
+			while (lp > p && *lp != '(' && pre_end - lp < MAX_TGID_COL)
 				lp--;
 			if (*lp != '(')
 				continue;
 			{
 				const char *t = skip_spaces(lp + 1);
+				long long tv = isdigit((unsigned char)*t) ? strtoll(t, NULL, 10) : -1;
 
-				out->tgid = isdigit((unsigned char)*t) ? atoi(t) : -1;
+				out->tgid = tv <= INT_MAX ? (int)tv : -1;
 			}
 			pre_end = lp;
-			while (pre_end > p && pre_end[-1] == ' ')
+			while (pre_end > p && pre_end[-1] == ' ' && lp - pre_end < MAX_GAP)
 				pre_end--;
 		}
 		dash = pre_end;
-		while (dash > p && isdigit((unsigned char)dash[-1]))
+		while (dash > p && isdigit((unsigned char)dash[-1]) && pre_end - dash <= 10)
 			dash--;
 		if (dash == pre_end || dash == p || dash[-1] != '-')
 			continue;
-		out->pid = atoi(dash);
+		v = strtoll(dash, NULL, 10);
+		if (v > INT_MAX)
+			continue;
+		out->pid = (int)v;
 		dash[-1] = '\0';
 		out->comm = p;
 		out->cpu = atoi(open + 1);
@@ -294,6 +330,7 @@ void parse_line(char *line, struct parsed_line *out)
 	if (colon[1])
 		split_payload(colon + 2, out);
 	check_stock(out);
+	check_pid(out);
 }
 
 const char *parsed_get(const struct parsed_line *pl, const char *key)

@@ -479,7 +479,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	/* capture */
 	o = json_object_new_object();
 	add(o, "events", jint(an->events));
-	add(o, "lost_events", jint(meta->status_lost > (int64_t)an->lost_markers ?
+	add(o, "lost_events", jint(meta->status_lost >= 0 &&
+				   (uint64_t)meta->status_lost > an->lost_markers ?
 				   (uint64_t)meta->status_lost : an->lost_markers));
 	add(o, "chunks", jint(meta->chunks));
 	if (an->first_ts_set)

@@ -30,6 +30,14 @@
 
 #define BIN_POLL_MS	100
 
+/* @name under @dirfd is a directory itself, not a link to one. */
+static int is_dir_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+}
+
 struct bin_thread {
 	struct bin_reader	*br;
 	struct bin_cpu		*bc;
@@ -149,7 +157,7 @@ int bin_reader_start(struct bin_reader *br, struct collector *c, int outdir_fd)
 		br->cpus[cpu].fd = -1;
 		br->cpus[cpu].raw_fd = -1;
 	}
-	if (mkdirat(outdir_fd, "raw", 0755) && errno != EEXIST)
+	if (mkdirat(outdir_fd, "raw", 0755) && (errno != EEXIST || !is_dir_at(outdir_fd, "raw")))
 		goto close_files;
 	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
 		struct bin_cpu *bc = &br->cpus[cpu];
@@ -165,7 +173,9 @@ int bin_reader_start(struct bin_reader *br, struct collector *c, int outdir_fd)
 		if (!bc->tcpu)
 			goto close_files;
 		snprintf(bc->name, sizeof(bc->name), "raw/cpu%03d.raw", cpu);
-		bc->fd = openat(outdir_fd, bc->name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* new files only: never one (or a link) planted in the output directory */
+		bc->fd = openat(outdir_fd, bc->name,
+				O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (bc->fd < 0)
 			goto close_files;
 	}
@@ -263,7 +273,7 @@ static int copy_file(const char *src, int dirfd, const char *dst)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -1;
-	out = openat(dirfd, dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = openat(dirfd, dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (out < 0)
 		goto close_in;
 	while ((n = read(in, buf, sizeof(buf))) != 0) {
@@ -296,7 +306,7 @@ static int mkdirs_at(int dirfd, const char *path)
 			char c = *s;
 
 			*s = '\0';
-			if (mkdirat(dirfd, p, 0755) && errno != EEXIST)
+			if (mkdirat(dirfd, p, 0755) && (errno != EEXIST || !is_dir_at(dirfd, p)))
 				ret = -1;
 			*s = c;
 		}
@@ -323,7 +333,7 @@ static int save_event(const char *tdir, int dirfd, const char *sys, const char *
 	free(dst);
 	/* libtracefs takes a directory with an "enable" file for a system */
 	dst = xasprintf("tracefs/events/%s/enable", sys);
-	fd = openat(dirfd, dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = openat(dirfd, dst, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		ret = -1;
 	else

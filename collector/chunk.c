@@ -2,8 +2,9 @@
 /*
  * The chunk writer: a text stream in, numbered files out.
  *
- * A chunk is written as NAME.part and renamed to NAME once it is complete,
- * after an fsync, so a reader that lists the directory in name order sees
+ * A chunk is written as NAME.XXXXXX.part (outfile.h: created exclusively
+ * under a random name) and renamed to NAME once it is complete, after an
+ * fsync, so a reader that lists the directory in name order sees
  * only whole chunks.  Chunks are cut only between lines, and never inside a
  * stack-trace block (lines starting with " => " stay with the line before
  * them).  Every line is counted: events, stack frames, and the kernel's
@@ -20,6 +21,7 @@
 #include <zstd.h>
 
 #include "collector.h"
+#include "lost.h"
 #include "util.h"
 
 #define CHUNK_OBUF	(256 * 1024)
@@ -79,27 +81,6 @@ char *chunk_name(char *buf, size_t size, unsigned int index, enum chunk_compress
 	return buf;
 }
 
-int chunk_parse_lost(const char *line, size_t len, int *cpu, uint64_t *count)
-{
-	char tmp[80];
-	unsigned long long n;
-	int c, end = 0;
-
-	if (len < 4 || len >= sizeof(tmp) || memcmp(line, "CPU:", 4))
-		return 0;
-	memcpy(tmp, line, len);
-	tmp[len] = '\0';
-	if (sscanf(tmp, "CPU:%d [LOST %llu EVENTS]%n", &c, &n, &end) != 2 || !end)
-		return 0;
-	while (tmp[end] == '\n' || tmp[end] == '\r')
-		end++;
-	if (tmp[end])
-		return 0;
-	*cpu = c;
-	*count = n;
-	return 1;
-}
-
 int chunk_writer_init(struct chunk_writer *cw, int dirfd, enum chunk_compress c,
 		      int level, const struct chunk_limits *limits)
 {
@@ -154,11 +135,16 @@ static int chunk_open(struct chunk_writer *cw, uint64_t now_us)
 	char name[48];
 
 	chunk_name(name, sizeof(name), cw->next_index, cw->compress);
-	snprintf(cw->part_name, sizeof(cw->part_name), "%s.part", name);
-	cw->fd = openat(cw->dirfd, cw->part_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			0644);
-	if (cw->fd < 0)
+	/*
+	 * NAME.XXXXXX.part, created exclusively: a name planted in the output
+	 * directory is never opened, and a reader still sees an unfinished
+	 * chunk by its ".part".
+	 */
+	if (outfile_open(&cw->out, cw->dirfd, name, ".part",
+			 OUTFILE_NO_REPLACE | (cw->do_fsync ? 0 : OUTFILE_NO_FSYNC)))
 		return -1;
+	cw->fd = cw->out.fd;
+	snprintf(cw->part_name, sizeof(cw->part_name), "%s", cw->out.tmp);
 	memset(&cw->cur, 0, sizeof(cw->cur));
 	cw->cur.name = strdup(name);
 	if (!cw->cur.name)
@@ -183,9 +169,9 @@ free_name:
 	free(cw->cur.name);
 	cw->cur.name = NULL;
 close_fd:
-	close(cw->fd);
+	outfile_abort(&cw->out);
 	cw->fd = -1;
-	unlinkat(cw->dirfd, cw->part_name, 0);
+	cw->part_name[0] = '\0';
 	return -1;
 }
 
@@ -283,18 +269,11 @@ static int chunk_close(struct chunk_writer *cw, uint64_t now_us)
 	}
 	if (ret)
 		return -1;
-	if (cw->do_fsync && fsync(cw->fd))
-		return -1;
-	if (close(cw->fd)) {
-		cw->fd = -1;
-		return -1;
-	}
+	/* fsync, rename into place (never over anything), fsync the directory */
 	cw->fd = -1;
-	if (renameat(cw->dirfd, cw->part_name, cw->dirfd, cw->cur.name))
+	if (outfile_commit(&cw->out))
 		return -1;
 	cw->part_name[0] = '\0';
-	if (cw->do_fsync)
-		fsync(cw->dirfd);
 	cw->cur.end_us = now_us;
 	if (chunk_append(cw, &cw->cur))
 		return -1;
@@ -307,8 +286,8 @@ static int chunk_close(struct chunk_writer *cw, uint64_t now_us)
 
 static int count_lost(struct chunk_writer *cw, int cpu, uint64_t n)
 {
-	cw->lost_markers += n;
-	cw->cur.lost_markers += n;
+	cw->lost_markers = u64_add_sat(cw->lost_markers, n);
+	cw->cur.lost_markers = u64_add_sat(cw->cur.lost_markers, n);
 	if (cpu < 0 || cpu > 65535)
 		return 0;
 	if (cpu >= cw->nr_lost_cpu) {
@@ -320,7 +299,7 @@ static int count_lost(struct chunk_writer *cw, int cpu, uint64_t n)
 		cw->lost_cpu = p;
 		cw->nr_lost_cpu = cpu + 1;
 	}
-	cw->lost_cpu[cpu] += n;
+	cw->lost_cpu[cpu] = u64_add_sat(cw->lost_cpu[cpu], n);
 	return 0;
 }
 
@@ -364,7 +343,7 @@ static int put_failed(struct chunk_writer *cw, const char *p, const char *end)
 		int cpu;
 
 		cw->lines++;
-		if (!chunk_parse_lost(p, l, &cpu, &lost) && !is_frame(p, l))
+		if (!lost_marker_parse(p, l, &cpu, &lost) && !is_frame(p, l))
 			cw->events++;
 		p = nl + 1;
 	}
@@ -382,6 +361,14 @@ static int put_lines(struct chunk_writer *cw, const char *buf, size_t len, uint6
 		uint64_t lost;
 		int cpu;
 
+		if (l > TRACE_LINE_MAX + 1) {
+			/* no event is that long: counted, not written (see carry_add) */
+			if (p > run && cw->fd >= 0 && chunk_put(cw, run, (size_t)(p - run), 0))
+				return put_failed(cw, p, end);
+			cw->overlong_lines++;
+			p = run = nl + 1;
+			continue;
+		}
 		if (cw->fd >= 0 && !is_frame(p, l) && chunk_full(cw, l, now_us)) {
 			if (p > run && chunk_put(cw, run, (size_t)(p - run), 0))
 				return put_failed(cw, p, end);
@@ -395,7 +382,7 @@ static int put_lines(struct chunk_writer *cw, const char *buf, size_t len, uint6
 		cw->cur.bytes += l;
 		cw->lines++;
 		cw->bytes += l;
-		if (chunk_parse_lost(p, l, &cpu, &lost)) {
+		if (lost_marker_parse(p, l, &cpu, &lost)) {
 			if (count_lost(cw, cpu, lost))
 				return -1;
 		} else if (!is_frame(p, l)) {
@@ -409,8 +396,20 @@ static int put_lines(struct chunk_writer *cw, const char *buf, size_t len, uint6
 	return 0;
 }
 
+/*
+ * Keep the start of a line that continues in the next feed.  A line longer
+ * than TRACE_LINE_MAX (no real event is) is counted and dropped, and the rest
+ * of it skipped up to its newline: memory stays constant whatever a
+ * --stdin stream holds.
+ */
 static int carry_add(struct chunk_writer *cw, const char *buf, size_t len)
 {
+	if (cw->carry_len + len > TRACE_LINE_MAX + 1) {
+		cw->overlong_lines++;
+		cw->carry_len = 0;
+		cw->skipping = 1;
+		return 0;
+	}
 	if (cw->carry_len + len + 1 > cw->carry_cap) {
 		size_t cap = (cw->carry_len + len + 1) * 2;
 		char *p = realloc(cw->carry, cap);
@@ -431,6 +430,17 @@ int chunk_writer_feed(struct chunk_writer *cw, const char *buf, size_t len, uint
 
 	if (!len)
 		return 0;
+	if (cw->skipping) {
+		const char *nl = memchr(buf, '\n', len);
+
+		if (!nl)
+			return 0;
+		cw->skipping = 0;
+		len -= (size_t)(nl - buf) + 1;
+		buf = nl + 1;
+		if (!len)
+			return 0;
+	}
 	if (cw->carry_len) {
 		const char *nl = memchr(buf, '\n', len);
 
@@ -438,7 +448,9 @@ int chunk_writer_feed(struct chunk_writer *cw, const char *buf, size_t len, uint
 			return carry_add(cw, buf, len);
 		if (carry_add(cw, buf, (size_t)(nl - buf) + 1))
 			return -1;
-		if (put_lines(cw, cw->carry, cw->carry_len, now_us)) {
+		if (cw->skipping) {
+			cw->skipping = 0;	/* that long line ended here */
+		} else if (put_lines(cw, cw->carry, cw->carry_len, now_us)) {
 			last = memrchr(buf, '\n', len);
 			cw->carry_len = 0;
 			return put_failed(cw, nl + 1, last + 1);
@@ -491,12 +503,9 @@ void chunk_writer_abort(struct chunk_writer *cw)
 		deflateEnd(&s->z);
 		s->z_live = 0;
 	}
-	if (cw->fd >= 0) {
-		close(cw->fd);
-		cw->fd = -1;
-	}
-	if (cw->part_name[0])
-		unlinkat(cw->dirfd, cw->part_name, 0);
+	if (cw->fd >= 0)
+		outfile_abort(&cw->out);
+	cw->fd = -1;
 	cw->part_name[0] = '\0';
 	free(cw->cur.name);
 	memset(&cw->cur, 0, sizeof(cw->cur));

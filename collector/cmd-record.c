@@ -30,6 +30,7 @@
 #include <json-c/json.h>
 #include <tracefs.h>
 
+#include "infile.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
 #include "record.h"
@@ -178,8 +179,8 @@ static int dir_is_empty(const char *path)
  */
 static void reserve_space(struct record *r)
 {
-	int fd = openat(r->outdir_fd, RESERVE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			0644);
+	int fd = openat(r->outdir_fd, RESERVE_NAME,
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return;
@@ -823,7 +824,7 @@ static int open_chunks(struct record *r)
 static void chunk_write_error(struct record *r)
 {
 	int err = errno;
-	char name[64];
+	char name[sizeof(r->cw.part_name)];
 
 	if (r->cw.part_name[0])
 		snprintf(name, sizeof(name), "%s", r->cw.part_name);
@@ -1086,6 +1087,33 @@ static int decode_line(const char *line, size_t len, void *ctx)
 	return 0;
 }
 
+/*
+ * The binary capture's own trace.status (no chunk list: per-CPU counters,
+ * some kilobytes): a regular file of bounded size, or nothing.
+ */
+#define SOURCE_STATUS_MAX	(4 * 1024 * 1024)
+
+static json_object *read_source_status(const char *path)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	size_t len;
+	char *text = infile_read(AT_FDCWD, path, SOURCE_STATUS_MAX, &len, INFILE_REGULAR);
+
+	if (!text)
+		return NULL;
+	tok = json_tokener_new();
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	free(text);
+	return o;
+}
+
 /* --from-binary: a binary capture, decoded into text chunks. */
 static int record_decode(struct record *r)
 {
@@ -1096,7 +1124,7 @@ static int record_decode(struct record *r)
 	r->mode = "decoded";
 	r->source_dir = r->opts->from_binary;
 	path = xasprintf("%s/trace.status", r->source_dir);
-	r->source = json_object_from_file(path);
+	r->source = read_source_status(path);
 	free(path);
 	if (!r->source)
 		pr_warn("%s has no readable trace.status: the decoded one describes only the "
@@ -1111,7 +1139,7 @@ static int record_decode(struct record *r)
 	if (ret && !r->error) {
 		set_error(r, "cannot decode %s: %s", r->opts->from_binary,
 			  errno == ENOENT ? "not a binary capture (no raw/ or tracefs/)" :
-			  strerror(errno));
+			  infile_strerror(errno));
 	}
 	if (!ret && chunk_writer_finish(&r->cw, mono_us())) {
 		chunk_write_error(r);
@@ -1124,13 +1152,20 @@ static int record_decode(struct record *r)
 	if (st.missed_unknown)
 		pr_warn("%d pages of %s missed an unknown number of events",
 			st.missed_unknown, r->opts->from_binary);
+	if (st.bad_pages) {
+		/* counted and skipped, the rest decoded: exit 4, as analyze does */
+		pr_warn("%llu damaged ring-buffer page%s of %s skipped (a page header or event "
+			"that does not fit its page)", (unsigned long long)st.bad_pages,
+			st.bad_pages == 1 ? "" : "s", r->opts->from_binary);
+		r->bad_pages = st.bad_pages;
+	}
 	release_space(r);
 	if (record_write_status(r) && !ret) {
 		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
 		ret = -1;
 	}
 	if (!ret)
-		return MMLOCK_EXIT_OK;
+		return st.bad_pages ? MMLOCK_EXIT_PARTIAL : MMLOCK_EXIT_OK;
 	return r->cw_live && r->cw.nr_chunks + r->cw.lines == 0 && !r->error ?
 	       MMLOCK_EXIT_INPUT : r->error && strstr(r->error, "cannot decode") ?
 	       MMLOCK_EXIT_INPUT : MMLOCK_EXIT_OUTPUT;

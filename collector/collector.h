@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "outfile.h"
+
 /* ------------------------------------------------------------------ chunks */
 
 enum chunk_compress {
@@ -54,8 +56,9 @@ struct chunk_writer {
 
 	/* the chunk being written; fd < 0 when none is open */
 	int			fd;
+	struct outfile		out;
 	unsigned int		next_index;
-	char			part_name[64];
+	char			part_name[80];	/* its temporary name */
 	struct chunk_stream	*stream;
 	struct chunk_info	cur;
 
@@ -76,6 +79,8 @@ struct chunk_writer {
 	uint64_t		*lost_cpu;	/* LOST markers per CPU */
 	int			nr_lost_cpu;
 	int			unterminated;	/* a final line had no '\n' */
+	uint64_t		overlong_lines;	/* longer than TRACE_LINE_MAX: dropped */
+	int			skipping;	/* inside such a line */
 	uint64_t		discarded_events; /* in a .part dropped after an error */
 
 	/* called after each chunk is renamed into place */
@@ -101,8 +106,6 @@ int chunk_writer_finish(struct chunk_writer *cw, uint64_t now_us);
 void chunk_writer_abort(struct chunk_writer *cw);
 void chunk_writer_release(struct chunk_writer *cw);
 
-/* "CPU:3 [LOST 120 EVENTS]" -> 1 with *cpu and *count, else 0. */
-int chunk_parse_lost(const char *line, size_t len, int *cpu, uint64_t *count);
 
 /* ----------------------------------------------------------------- options */
 
@@ -249,6 +252,7 @@ struct bin_decode_stats {
 	uint64_t	events;
 	uint64_t	missed;		/* printed as LOST lines */
 	uint64_t	pages;
+	uint64_t	bad_pages;	/* damaged (header, event beyond the commit): skipped */
 	int		missed_unknown;	/* pages flagged with an unknown count */
 };
 

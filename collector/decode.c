@@ -15,6 +15,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@
 #include <tracefs.h>
 
 #include "collector.h"
+#include "infile.h"
 #include "util.h"
 
 struct dec_cpu {
@@ -39,42 +42,94 @@ struct dec_cpu {
 	int		has_lost;
 };
 
+/* What every page of the capture shares. */
+struct dec_ctx {
+	int	page_size;
+	int	long_size;	/* of the traced kernel: 4 or 8 */
+	int	big;		/* its pages are big-endian */
+};
+
+/* kbuffer's reading of a page header's commit word */
+#define COMMIT_MASK		((1ULL << 27) - 1)
+#define COMMIT_FLAG_MISSED	(1ULL << 31)
+#define COMMIT_FLAG_STORED	(1ULL << 30)
+
 struct tgid_map {
 	int	*pid;
 	int	*tgid;
 	size_t	nr;
 };
 
+/* Files of a capture that came off another machine: regular, bounded. */
+#define MAX_TABLE_FILE	(64 * 1024 * 1024)	/* kallsyms of a big kernel is ~15 MB */
+#define MAX_FORMAT_FILE	(1024 * 1024)
+#define MAX_FORMAT_FILES 100000
+
 static char *read_whole(const char *path)
 {
-	size_t len = 0, cap = 65536;
-	char *buf;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap + 1);
-	while ((n = read(fd, buf + len, cap - len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		len += (size_t)n;
-		if (len == cap)
-			buf = xrealloc(buf, (cap *= 2) + 1);
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
+	return infile_read(AT_FDCWD, path, MAX_TABLE_FILE, NULL, INFILE_REGULAR);
 }
 
+/*
+ * tracefs_local_events() reads every file under DIR/tracefs with plain
+ * open(2): check first that each is a directory or a regular file of
+ * bounded size (a FIFO there would block for ever, a link could point
+ * anywhere).  0, or -1 with errno ENOTBLK or EFBIG.
+ */
+static int tree_count;
+
+static int check_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	if (++tree_count > MAX_FORMAT_FILES || ftw->level > 6) {
+		errno = EFBIG;
+		return -1;
+	}
+	if (flag == FTW_D || flag == FTW_DP)
+		return 0;
+	if (flag != FTW_F || !S_ISREG(st->st_mode)) {
+		errno = ENOTBLK;
+		return -1;
+	}
+	if (st->st_size > MAX_FORMAT_FILE && strcmp(path + strlen(path) - 9, "/kallsyms")) {
+		errno = EFBIG;
+		return -1;
+	}
+	return 0;
+}
+
+static int check_tree(const char *dir)
+{
+	int ret;
+
+	tree_count = 0;
+	errno = 0;
+	ret = nftw(dir, check_entry, 16, FTW_PHYS);
+	if (ret && !errno)
+		errno = ENOTBLK;
+	return ret ? -1 : 0;
+}
+
+struct tgid_pair {
+	int	pid, tgid;
+	size_t	line;
+};
+
+static int cmp_pairs(const void *a, const void *b)
+{
+	const struct tgid_pair *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* saved_tgids, sorted by pid for a binary search; a later line wins (newer). */
 static void load_tgids(const char *path, struct tgid_map *m)
 {
 	char *text = read_whole(path), *p, *save = NULL;
+	struct tgid_pair *pairs = NULL;
+	size_t n = 0, cap = 0, i;
 
 	memset(m, 0, sizeof(*m));
 	if (!text)
@@ -84,55 +139,146 @@ static void load_tgids(const char *path, struct tgid_map *m)
 
 		if (sscanf(p, "%d %d", &pid, &tgid) != 2)
 			continue;
-		m->pid = xrealloc(m->pid, (m->nr + 1) * sizeof(int));
-		m->tgid = xrealloc(m->tgid, (m->nr + 1) * sizeof(int));
-		m->pid[m->nr] = pid;
-		m->tgid[m->nr] = tgid;
-		m->nr++;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			pairs = xrealloc(pairs, cap * sizeof(*pairs));
+		}
+		pairs[n] = (struct tgid_pair){ pid, tgid, n };
+		n++;
 	}
 	free(text);
+	if (n)
+		qsort(pairs, n, sizeof(*pairs), cmp_pairs);
+	m->pid = xcalloc(n + 1, sizeof(int));
+	m->tgid = xcalloc(n + 1, sizeof(int));
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && pairs[i + 1].pid == pairs[i].pid)
+			continue;
+		m->pid[m->nr] = pairs[i].pid;
+		m->tgid[m->nr++] = pairs[i].tgid;
+	}
+	free(pairs);
 }
 
 static int find_tgid(const struct tgid_map *m, int pid)
 {
-	size_t i;
+	size_t lo = 0, hi = m->nr;
 
-	for (i = m->nr; i > 0; i--)	/* later lines are newer */
-		if (m->pid[i - 1] == pid)
-			return m->tgid[i - 1];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->pid[mid] == pid)
+			return m->tgid[mid];
+		if (m->pid[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
-/* Load the next page of @c; 0 when there is none. */
-static int next_page(struct dec_cpu *c, int page_size, struct bin_decode_stats *st)
+/*
+ * Page buffers are followed by this many zero bytes: a corrupt event header
+ * or __data_loc field (16-bit offset and length) then reads zeros, never
+ * past the allocation.
+ */
+#define PAGE_SLACK	(132 * 1024)
+
+/*
+ * A page header whose commit size does not fit the page (one flipped byte
+ * is enough) would send kbuffer walking through memory beyond it.
+ */
+static int page_fits(const struct dec_cpu *c, const struct dec_ctx *d)
+{
+	const unsigned char *hdr = (const unsigned char *)c->page + 8;
+	uint64_t commit = 0, size;
+	int i, start = 8 + d->long_size;
+
+	for (i = 0; i < d->long_size; i++)
+		commit = commit << 8 | hdr[d->big ? i : d->long_size - 1 - i];
+	size = commit & COMMIT_MASK;
+	/* a stored missed-event count sits right after the data */
+	if ((commit & COMMIT_FLAG_MISSED) && (commit & COMMIT_FLAG_STORED))
+		size += (uint64_t)d->long_size;
+	return (uint64_t)start + size <= (uint64_t)d->page_size;
+}
+
+/* The current event lies inside its page's committed data. */
+static int event_fits(struct dec_cpu *c)
+{
+	return kbuffer_curr_size(c->kbuf) > 0 &&
+	       kbuffer_curr_offset(c->kbuf) + kbuffer_curr_size(c->kbuf) <=
+	       kbuffer_start_of_data(c->kbuf) + kbuffer_subbuffer_size(c->kbuf);
+}
+
+/* Load the next page of @c; 0 when there is none.  Damaged pages are skipped. */
+static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_decode_stats *st)
 {
 	for (;;) {
-		ssize_t n = read(c->fd, c->page, (size_t)page_size);
+		ssize_t n = read(c->fd, c->page, (size_t)d->page_size);
 		int m;
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n != page_size)
+		if (n != d->page_size)
 			return 0;
 		st->pages++;
-		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+		if (!page_fits(c, d) ||
+		    kbuffer_load_subbuffer(c->kbuf, c->page) < 0) {
+			st->bad_pages++;
 			continue;
+		}
 		m = kbuffer_missed_events(c->kbuf);
 		if (m) {
 			c->has_lost = 1;
 			c->lost = m;
 		}
 		c->data = kbuffer_read_event(c->kbuf, &c->ts);
+		if (c->data && !event_fits(c)) {
+			st->bad_pages++;
+			c->data = NULL;
+			continue;
+		}
 		if (c->data)
 			return 1;
 	}
 }
 
-static void advance(struct dec_cpu *c, int page_size, struct bin_decode_stats *st)
+static void advance(struct dec_cpu *c, const struct dec_ctx *d, struct bin_decode_stats *st)
 {
 	c->data = kbuffer_next_event(c->kbuf, &c->ts);
-	if (!c->data && !next_page(c, page_size, st))
+	if (c->data && !event_fits(c)) {
+		/* the rest of this page cannot be trusted */
+		st->bad_pages++;
 		c->data = NULL;
+	}
+	if (!c->data && !next_page(c, d, st))
+		c->data = NULL;
+}
+
+/*
+ * An event shorter than its format's fixed fields (a corrupt header, or a
+ * format file that does not match the pages): its fields would be read past
+ * the record.
+ */
+static int record_fits(struct tep_event *ev, const struct tep_record *rec)
+{
+	struct tep_format_field *f;
+
+	/*
+	 * ftrace's own records (kernel_stack, print) declare their arrays at
+	 * full size but store only what they hold; print_stack() bounds those.
+	 */
+	if (ev->system && !strcmp(ev->system, "ftrace"))
+		return 1;
+
+	for (f = ev->format.common_fields; f; f = f->next)
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
+			return 0;
+	for (f = ev->format.fields; f; f = f->next)
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > rec->size)
+			return 0;
+	return 1;
 }
 
 static void print_stack(struct tep_handle *tep, struct tep_event *ev, struct tep_record *rec,
@@ -173,17 +319,24 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 	struct tgid_map tg = { 0 };
 	struct trace_seq s;
 	char *path, *text;
-	int nr = 0, i, ret = -1, page_size = getpagesize(), stack_id = -1;
+	int nr = 0, i, ret = -1, stack_id = -1, err;
+	struct dec_ctx d = { .page_size = getpagesize() };
 	struct tep_event *stack_ev;
 
 	memset(st, 0, sizeof(*st));
 	path = xasprintf("%s/tracefs", dir);
+	if (check_tree(path)) {
+		free(path);
+		return -1;
+	}
 	tep = tracefs_local_events(path);
 	free(path);
 	if (!tep) {
 		errno = ENOENT;
 		return -1;
 	}
+	d.long_size = tep_get_long_size(tep) == 4 ? 4 : 8;
+	d.big = tep_is_file_bigendian(tep);
 	text = xasprintf("%s/kallsyms", dir);
 	path = read_whole(text);
 	free(text);
@@ -214,8 +367,10 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		int fd;
 
 		path = xasprintf("%s/raw/cpu%03d.raw", dir, i);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = infile_open(AT_FDCWD, path, INFILE_REGULAR);
 		free(path);
+		if (fd < 0 && errno != ENOENT)
+			goto free_cpus;		/* a FIFO or /dev/zero as a CPU's pages */
 		if (fd < 0)
 			break;
 		cpus = xrealloc(cpus, (size_t)(nr + 1) * sizeof(*cpus));
@@ -223,13 +378,13 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		memset(c, 0, sizeof(*c));
 		c->cpu = i;
 		c->fd = fd;
-		c->page = xmalloc((size_t)page_size);
+		c->page = xcalloc(1, (size_t)d.page_size + PAGE_SLACK);
 		c->kbuf = tep_kbuffer(tep);
 		if (!c->kbuf) {
 			errno = ENOMEM;
 			goto free_cpus;
 		}
-		next_page(c, page_size, st);
+		next_page(c, &d, st);
 	}
 	if (!nr) {
 		errno = ENOENT;
@@ -266,6 +421,19 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		rec.size = kbuffer_event_size(c->kbuf);
 		rec.ref_count = 1;
 		ev = tep_find_event(tep, tep_data_type(tep, &rec));
+		if (rec.size < 8 || (ev && !record_fits(ev, &rec))) {
+			/* a record its format cannot describe: the page is damaged */
+			st->bad_pages++;
+			trace_seq_terminate(&s);
+			if (s.len && emit(s.buffer, s.len, ctx)) {	/* its LOST line */
+				trace_seq_destroy(&s);
+				goto free_cpus;
+			}
+			c->data = NULL;
+			if (!next_page(c, &d, st))
+				c->data = NULL;
+			continue;
+		}
 		st->events++;
 		pid = tep_data_pid(tep, &rec);
 		tgid = find_tgid(&tg, pid);
@@ -293,12 +461,13 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 			trace_seq_destroy(&s);
 			goto free_cpus;
 		}
-		advance(c, page_size, st);
+		advance(c, &d, st);
 	}
 	trace_seq_destroy(&s);
 	ret = 0;
 
 free_cpus:
+	err = errno;
 	for (i = 0; i < nr; i++) {
 		close(cpus[i].fd);
 		free(cpus[i].page);
@@ -309,5 +478,6 @@ free_cpus:
 	free(tg.pid);
 	free(tg.tgid);
 	tep_free(tep);
+	errno = err;
 	return ret;
 }

@@ -63,6 +63,7 @@ struct record {
 	/* --from-binary: the binary capture's own trace.status */
 	struct json_object	*source;
 	const char		*source_dir;
+	uint64_t		bad_pages;	/* damaged pages the decoder skipped */
 };
 
 /* Write DIR/trace.status atomically (.tmp, fsync, rename); -1 with errno. */

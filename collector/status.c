@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * DIR/trace.status: what was recorded, how, and what was lost.  Rewritten
- * after every completed chunk and at the end, always through a .tmp file and
- * a rename, so a reader (or a run killed with SIGKILL) never sees half a
+ * after every completed chunk and at the end, always through a new temporary
+ * file and a rename (jsonout.h, outfile.h), so a reader (or a run killed with SIGKILL) never sees half a
  * file.  collector/README.md documents every key.
  */
 #include <errno.h>
@@ -16,11 +16,13 @@
 
 #include <json-c/json.h>
 
+#include "jsonout.h"
+#include "lost.h"
+#include "outfile.h"
 #include "record.h"
 #include "util.h"
 
 #define STATUS_NAME	"trace.status"
-#define STATUS_TMP	"trace.status.tmp"
 
 static struct json_object *jstr(const char *s)
 {
@@ -93,8 +95,8 @@ static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 		markers = r->cw.lost_markers;
 	if (r->bin_live) {
 		for (cpu = 0; cpu < r->bin.nr_cpus; cpu++) {
-			markers += r->bin.cpus[cpu].missed;
-			discarded += r->bin.cpus[cpu].discarded;
+			markers = u64_add_sat(markers, r->bin.cpus[cpu].missed);
+			discarded = u64_add_sat(discarded, r->bin.cpus[cpu].discarded);
 		}
 	}
 	for (cpu = 0; have_stats && cpu < nr; cpu++) {
@@ -121,10 +123,13 @@ static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 		add(c, "commit_overrun", ju64(co));
 		add(c, "dropped", ju64(dr));
 		add(c, "unread", ju64(un));
-		add(c, "total", ju64((m > ov ? m : ov) + co + dr + un));
+		add(c, "total", ju64(u64_add_sat(u64_add_sat(m > ov ? m : ov, co),
+						 u64_add_sat(dr, un))));
 		json_object_array_add(per, c);
 	}
-	total = (markers > overrun ? markers : overrun) + commit + dropped + unread + discarded;
+	/* a hostile --stdin stream can claim 2^64-1 lost events: saturate, never wrap */
+	total = u64_add_sat(u64_add_sat(markers > overrun ? markers : overrun, commit),
+			    u64_add_sat(u64_add_sat(dropped, unread), discarded));
 	add(o, "total", ju64(total));
 	add(o, "lost_markers", ju64(markers));
 	add(o, "overrun", have_stats ? ju64(overrun) : NULL);
@@ -389,6 +394,7 @@ static struct json_object *build(struct record *r)
 		add(tot, "bytes", ju64(r->cw.bytes));
 		add(tot, "stored_bytes", ju64(stored));
 		add(tot, "unterminated_last_line", json_object_new_boolean(r->cw.unterminated));
+		add(tot, "overlong_lines", ju64(r->cw.overlong_lines));
 		events = r->cw.events;
 	}
 	if (r->bin_live) {
@@ -427,6 +433,7 @@ static void overlay_source(struct record *r, struct json_object *o)
 			add(o, keys[i], json_object_get(v));
 	}
 	add(src, "dir", jstr(r->source_dir));
+	add(src, "damaged_pages", ju64(r->bad_pages));
 	add(src, "mode", json_object_object_get_ex(r->source, "mode", &v) ?
 	    json_object_get(v) : NULL);
 	add(src, "state", json_object_object_get_ex(r->source, "state", &v) ?
@@ -439,9 +446,7 @@ static void overlay_source(struct record *r, struct json_object *o)
 int record_write_status(struct record *r)
 {
 	struct json_object *o;
-	const char *text;
-	size_t len;
-	int fd, err;
+	int ret, err;
 
 	if (r->outdir_fd < 0) {
 		errno = EBADF;
@@ -450,35 +455,10 @@ int record_write_status(struct record *r)
 	o = build(r);
 	if (r->source)
 		overlay_source(r, o);
-	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PRETTY |
-						 JSON_C_TO_STRING_SPACED |
-						 JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	fd = openat(r->outdir_fd, STATUS_TMP, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto put_json;
-	if (write_all(fd, text, len))
-		goto unlink_tmp;
-	if (write(fd, "\n", 1) != 1 || fsync(fd))
-		goto unlink_tmp;
-	if (close(fd)) {
-		fd = -1;
-		goto unlink_tmp;
-	}
-	fd = -1;
-	if (renameat(r->outdir_fd, STATUS_TMP, r->outdir_fd, STATUS_NAME))
-		goto unlink_tmp;
-	json_object_put(o);
-	return 0;
-
-unlink_tmp:
-	err = errno;
-	if (fd >= 0)
-		close(fd);
-	unlinkat(r->outdir_fd, STATUS_TMP, 0);
-	errno = err;
-put_json:
+	/* trace.status.XXXXXX.tmp, fsync, rename: never over anything but a file */
+	ret = json_write_at(r->outdir_fd, STATUS_NAME, o, 1, OUTFILE_REGULAR_ONLY);
 	err = errno;
 	json_object_put(o);
 	errno = err;
-	return -1;
+	return ret;
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,12 @@ static int parse_whole(const char *s, int is_signed, unsigned long long *u, long
 {
 	char *end;
 
-	if (!s || !*s || (!is_signed && *s == '-')) {
+	/*
+	 * strto*() skip blanks and take a sign: " -5" would read as 2^64 - 5.
+	 * A number starts with a digit ('-' then a digit where signed).
+	 */
+	if (!s || !(isdigit((unsigned char)*s) ||
+		    (is_signed && *s == '-' && isdigit((unsigned char)s[1])))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -169,7 +175,7 @@ static int parse_scaled(const char *s, uint64_t *out,
 	char *end;
 	int i;
 
-	if (!s || !*s || *s == '-') {
+	if (!s || !isdigit((unsigned char)*s)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -7,16 +7,19 @@
 
 static int test_failures;
 
+/* @cond is evaluated once: it may have side effects (open, symlink, mknod). */
 #define CHECK(cond, ...)						\
 	do {								\
-		if (cond) {						\
+		int check_ok_ = !!(cond);				\
+									\
+		if (check_ok_) {					\
 			printf("ok - ");				\
 		} else {						\
 			printf("not ok - ");				\
 			test_failures++;				\
 		}							\
 		printf(__VA_ARGS__);					\
-		if (!(cond))						\
+		if (!check_ok_)						\
 			printf("  [%s:%d: %s]", __FILE__, __LINE__, #cond); \
 		putchar('\n');						\
 	} while (0)
