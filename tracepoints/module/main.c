@@ -76,11 +76,17 @@ MODULE_PARM_DESC(stats, "events enabled, tasks not tracked for lack of room (rea
 #define MMLOCK_SYSCTL_NO_RETRY	"/proc/sys/vm/filemap_fault_no_retry"
 #define MMLOCK_NR_ABSENT	(-2)	/* a stock kernel: stock rule */
 #define MMLOCK_NR_UNKNOWN	(-1)
+#ifdef MMLOCK_KMI
+#define MMLOCK_KNOB_READABLE	0
+#else
+#define MMLOCK_KNOB_READABLE	1
+#endif
 
 static atomic_t no_retry = ATOMIC_INIT(MMLOCK_NR_UNKNOWN);
 static bool no_retry_absent;
 static struct delayed_work no_retry_work;
 
+#ifndef MMLOCK_KMI
 static int no_retry_read(void)
 {
 	struct file *f;
@@ -105,6 +111,21 @@ static int no_retry_read(void)
 		return MMLOCK_NR_UNKNOWN;
 	return v ? 1 : 0;
 }
+#else
+static bool kernel_has_tracepoint(const char *name);
+
+/*
+ * An Android GKI kernel promises modules no file access (filp_open() and
+ * kernel_read() are outside its KMI): the knob cannot be read.  Without the
+ * series (no filemap_fault_begin tracepoint) the stock rule is exact; with
+ * it, the lock of a per-VMA fault's first attempt is "unknown".
+ */
+static int no_retry_read(void)
+{
+	return kernel_has_tracepoint("filemap_fault_begin") ? MMLOCK_NR_UNKNOWN :
+							      MMLOCK_NR_ABSENT;
+}
+#endif
 
 static void no_retry_poll(struct work_struct *work)
 {
@@ -113,7 +134,7 @@ static void no_retry_poll(struct work_struct *work)
 	atomic_set(&no_retry, v);
 	if (v == MMLOCK_NR_ABSENT)
 		no_retry_absent = true;
-	else if (mmlock_on())
+	else if (mmlock_on() && MMLOCK_KNOB_READABLE)
 		schedule_delayed_work(&no_retry_work, msecs_to_jiffies(100));
 }
 
@@ -132,7 +153,8 @@ int mmlock_no_retry(void)
 
 int mmlock_event_reg(void)
 {
-	if (atomic_inc_return(&mmlock_enabled) == 1 && !no_retry_absent)
+	if (atomic_inc_return(&mmlock_enabled) == 1 && !no_retry_absent &&
+	    MMLOCK_KNOB_READABLE)
 		schedule_delayed_work(&no_retry_work, 0);
 	return 0;
 }
@@ -259,6 +281,16 @@ static void tp_find_one(struct tracepoint *tp, void *priv)
 		f->tp = tp;
 }
 
+#ifdef MMLOCK_KMI
+static bool kernel_has_tracepoint(const char *name)
+{
+	struct tp_find f = { .name = name };
+
+	for_each_kernel_tracepoint(tp_find_one, &f);
+	return f.tp;
+}
+#endif
+
 /**
  * mmlock_tp_attach() - register @probe on the kernel tracepoint @name
  * @name:  the tracepoint's name (e.g. "contention_begin")
@@ -332,8 +364,13 @@ static int __init mmlock_probe_init(void)
 
 	atomic_set(&no_retry, no_retry_read());
 	no_retry_absent = atomic_read(&no_retry) == MMLOCK_NR_ABSENT;
+#ifndef MMLOCK_KMI
 	mmlock_cap("fault_lock=%s", no_retry_absent ? "stock_rule" :
 		   "stock_rule+vm.filemap_fault_no_retry");
+#else
+	mmlock_cap("fault_lock=%s", no_retry_absent ? "stock_rule" :
+		   "stock_rule+unknown_knob");
+#endif
 	pr_info("loaded: %s\n", caps);
 	return 0;
 

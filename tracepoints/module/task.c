@@ -13,6 +13,7 @@
  * counted (mmlock_dropped, in the "stats" parameter).
  */
 #include <linux/hash.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -47,7 +48,7 @@ int mmlock_task_init(unsigned int nr)
 
 	if (!nr)
 		nr = 1;
-	pool = vcalloc(nr, sizeof(*pool));
+	pool = vzalloc(array_size(nr, sizeof(*pool)));
 	if (!pool)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(buckets); i++) {
