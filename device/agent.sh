@@ -37,12 +37,14 @@ tracefs() {
 	return 1
 }
 
-# kill a pid listed in a state file, if it is still there
-kill_listed() {
+# signal the pids listed in a state file (not ourselves); 0 when none is left
+kill_listed() {	# FILE SIGNAL
+	left=1
 	[ -f "$1" ] || return 0
 	while read -r p; do
-		[ -n "$p" ] && [ "$p" != $$ ] && kill -TERM "$p" 2>/dev/null
+		[ -n "$p" ] && [ "$p" != $$ ] && kill "-$2" "$p" 2>/dev/null && left=0
 	done < "$1"
+	return $left
 }
 
 remove_instance() {
@@ -68,9 +70,14 @@ remove_instance() {
 
 restore() {
 	[ -d "$S" ] || return 0
-	kill_listed "$S/pids"
-	sleep 0.2
-	kill_listed "$S/pids"
+	# TERM first (mmlock record and the workload stop cleanly on it), then
+	# wait up to 5 s for them to go, then KILL
+	n=0
+	while kill_listed "$S/pids" TERM && [ $n -lt 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill_listed "$S/pids" KILL
 	if [ -f "$S/instances" ]; then
 		while read -r i; do remove_instance "$i"; done < "$S/instances"
 	fi

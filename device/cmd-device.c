@@ -72,6 +72,7 @@ static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
 {
 	interrupted = sig;
+	transport_interrupted = 1;
 }
 
 static void probe_free(struct probe *p)

@@ -8,6 +8,7 @@
 #ifndef MMLOCK_DEVICE_H
 #define MMLOCK_DEVICE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -92,6 +93,8 @@ void argv_free(char **argv);
  * @out_fd: the child's stdout (-1: inherited).
  * @err_fd: the child's stderr (-1: inherited).
  *
+ * For @out_fd and @err_fd, -2 means /dev/null.
+ *
  * The child gets its own process group, so a Ctrl-C on the terminal reaches
  * only mmlock, which then ends the device side in order.
  *
@@ -99,6 +102,12 @@ void argv_free(char **argv);
  */
 pid_t transport_spawn(const struct transport *t, const char *cmd, int as_root,
 		      int in_fd, int out_fd, int err_fd);
+
+/*
+ * Set by the caller's signal handler: a transport_wait() interrupted by a
+ * signal while it is set ends the transport process (SIGTERM to its group).
+ */
+extern volatile sig_atomic_t transport_interrupted;
 
 /**
  * transport_wait() - wait for a spawned transport process.

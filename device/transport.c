@@ -238,13 +238,21 @@ pid_t transport_spawn(const struct transport *t, const char *cmd, int as_root,
 	return pid;
 }
 
+volatile sig_atomic_t transport_interrupted;
+
 int transport_wait(pid_t pid)
 {
-	int status;
+	int status, killed = 0;
 
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
+		/* Ctrl-C reached only us (the child has its own group): end it */
+		if (transport_interrupted && !killed) {
+			kill(-pid, SIGTERM);
+			killed = 1;
+		}
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
