@@ -17,7 +17,7 @@ bench="time linux-perf"
 arm64="gcc-aarch64-linux-gnu libc6-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64
 	libjson-c-dev:arm64 libzstd-dev:arm64 zlib1g-dev:arm64 qemu-user-static"
 device="adb openssh-client qemu-system-arm dropbear-bin libtomcrypt1:arm64 libtommath1:arm64 libgmp10:arm64
-	libcrypt1:arm64 zlib1g:arm64"
+	libcrypt1:arm64 zlib1g:arm64 e2fsprogs cpio gzip jq"
 
 want=""
 [ $# -eq 0 ] && set -- build

@@ -44,9 +44,8 @@ dev_kernel() {
 dev_build() {
 	local deb
 	mkdir -p "$DSTATE/bin" "$DSTATE/debs"
-	make -s -C "$top" ARCH=arm64 O="$DSTATE/arm64" "$DSTATE/arm64/mmlock" 2>&1 |
-		grep -v "dlopen\|load_plugin" >&2
-	[ -x "$DSTATE/arm64/mmlock" ] || return 1
+	make -s -C "$top" ARCH=arm64 O="$DSTATE/arm64" "$DSTATE/arm64/mmlock" >"$DWORK/make-arm64.log" 2>&1 ||
+		{ grep -v "dlopen\|load_plugin" "$DWORK/make-arm64.log" >&2; return 1; }
 	aarch64-linux-gnu-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
 		-o "$DSTATE/bin/dmdelay" "$top/tests/qemu/guest/dmdelay.c" || return 1
 	aarch64-linux-gnu-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
@@ -81,7 +80,7 @@ dev_libs() {
 # dev_rootfs OUT PUBKEY: the initramfs
 dev_rootfs() {
 	local out=$1 key=$2 stage=$DWORK/rootfs x=$DSTATE/debs/x
-	rm -rf "$stage"
+	[ -n "${DKEEP:-}" ] || rm -rf "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/sbin,lib,etc,root/.ssh,home/shell/.ssh,dev,proc,sys,tmp}
 	cp "$x/bin/busybox" "$stage/bin/busybox"
 	cp "$x/usr/sbin/dropbear" "$stage/usr/sbin/dropbear"
@@ -104,18 +103,18 @@ dev_rootfs() {
 	chmod 700 "$stage/root" "$stage/root/.ssh" "$stage/home/shell/.ssh"
 	chmod 600 "$stage/root/.ssh/authorized_keys" "$stage/home/shell/.ssh/authorized_keys"
 	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$out"
-	rm -rf "$stage"
+	[ -n "${DKEEP:-}" ] || rm -rf "$stage"
 }
 
 # dev_disk OUT: ext4 with 64 MiB of random data (as tests/qemu's disk)
 dev_disk() {
 	local out=$1 stage=$DWORK/disk
-	rm -rf "$stage"
+	[ -n "${DKEEP:-}" ] || rm -rf "$stage"
 	mkdir -p "$stage/local/tmp"
 	chmod 1777 "$stage/local/tmp"
 	rm -f "$out"
 	mke2fs -q -F -t ext4 -O ^has_journal -E root_owner=0:0 -d "$stage" "$out" 256M >&2 || return 1
-	rm -rf "$stage"
+	[ -n "${DKEEP:-}" ] || rm -rf "$stage"
 }
 
 # a free TCP port on 127.0.0.1
