@@ -18,19 +18,9 @@
 
 #include "mmlock.h"
 #include "run-source.h"
+#include "run.h"
 #include "util.h"
 #include "workload.h"
-
-struct policy {
-	const char	*name;
-	int		no_retry, retry_vma_lock;
-};
-
-static const struct policy policies[] = {
-	{ "stock",	0, 0 },
-	{ "no-retry",	1, 0 },
-	{ "retry-vma",	0, 1 },
-};
 
 static const char *const sysctl_paths[2] = {
 	"/proc/sys/vm/filemap_fault_no_retry",
@@ -82,7 +72,7 @@ static void restore_sysctls(void)
 	}
 }
 
-static int apply_policy(const struct policy *p, char **why)
+static int apply_policy(const struct run_policy *p, char **why)
 {
 	int want[2] = { p->no_retry, p->retry_vma_lock }, i;
 
@@ -214,7 +204,7 @@ static void free_argv(char **argv)
 
 /* One workload under one policy; fills @row for the table. */
 static int run_one(const char *self, const struct run_opts *o, const char *wl,
-		   const struct policy *p, json_object *row)
+		   const struct run_policy *p, json_object *row)
 {
 	char *dir = xasprintf("%s/%s/%s", o->outdir, wl, p->name);
 	char *trace = xasprintf("%s/trace", dir);
@@ -222,7 +212,6 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 	char *summary = xasprintf("%s/summary.json", dir);
 	char **argv = NULL, *why = NULL;
 	int argc = 0, rc, i, ret = -1;
-	json_object *sum, *rep;
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
 	json_object_object_add(row, "policy", json_object_new_string(p->name));
@@ -294,60 +283,8 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 	}
 
 	/* merge the workload's report and the policy into the summary */
-	sum = json_object_from_file(summary);
-	rep = json_object_from_file(report);
-	if (!sum) {
-		why = xasprintf("%s: unreadable summary", summary);
-		json_object_put(rep);
+	if (run_summary_merge(summary, json_object_from_file(report), p, -1, row, &why))
 		goto out_row;
-	}
-	json_object_object_add(sum, "workload_report", rep);
-	{
-		json_object *pol = json_object_new_object();
-
-		json_object_object_add(pol, "name", json_object_new_string(p->name));
-		json_object_object_add(pol, "filemap_fault_no_retry",
-				       json_object_new_int(p->no_retry));
-		json_object_object_add(pol, "fault_retry_vma_lock",
-				       json_object_new_int(p->retry_vma_lock));
-		json_object_object_add(sum, "policy", pol);
-	}
-	if (json_object_to_file_ext(summary, sum, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE)) {
-		why = xasprintf("%s: cannot write: %s", summary, json_util_get_last_err());
-		json_object_put(sum);
-		goto out_row;
-	}
-	{
-		json_object *v, *c;
-
-		if (json_object_object_get_ex(sum, "verdict", &v) &&
-		    json_object_object_get_ex(v, "code", &c))
-			json_object_object_add(row, "verdict", json_object_get(c));
-		if (json_object_object_get_ex(sum, "contention", &c)) {
-			static const char *const keys[] = {
-				"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
-			};
-			size_t k;
-
-			for (k = 0; k < ARRAY_SIZE(keys); k++) {
-				json_object *x;
-
-				if (json_object_object_get_ex(c, keys[k], &x))
-					json_object_object_add(row, keys[k], json_object_get(x));
-			}
-		}
-		if (json_object_object_get_ex(sum, "capture", &c) &&
-		    json_object_object_get_ex(c, "lost_events", &v))
-			json_object_object_add(row, "lost_events", json_object_get(v));
-		if (json_object_object_get_ex(rep, "result", &c) &&
-		    json_object_object_get_ex(c, "faults", &c) &&
-		    json_object_object_get_ex(c, "per_mib_read", &c) &&
-		    json_object_object_get_ex(c, "total", &v))
-			json_object_object_add(row, "faults_per_mib", json_object_get(v));
-	}
-	json_object_put(sum);
-	json_object_object_add(row, "summary", json_object_new_string(summary));
 	ret = 0;
 out_row:
 	if (why)
@@ -359,79 +296,6 @@ out_row:
 	free(report);
 	free(summary);
 	return ret;
-}
-
-static const char *cell(json_object *row, const char *key, char *buf, size_t len)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(row, key, &v))
-		return "-";
-	if (!v)
-		return "null";
-	snprintf(buf, len, "%s", json_object_get_string(v));
-	return buf;
-}
-
-/*
- * Faults per MiB read beside stock's, for each other policy of the same
- * workload: no-retry maps one page per major fault where stock's retry redoes
- * fault-around, so a difference here is that artefact, not contention.
- */
-static void compare_with_stock(json_object *rows, size_t first)
-{
-	size_t i, n = json_object_array_length(rows);
-	json_object *stock = NULL, *v;
-	double base;
-
-	for (i = first; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *p;
-
-		if (json_object_object_get_ex(r, "policy", &p) &&
-		    !strcmp(json_object_get_string(p), "stock") &&
-		    json_object_object_get_ex(r, "faults_per_mib", &v) && v)
-			stock = r;
-	}
-	if (!stock)
-		return;
-	json_object_object_get_ex(stock, "faults_per_mib", &v);
-	base = json_object_get_double(v);
-	for (i = first; i < n && base > 0; i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-		char buf[32];
-
-		if (r == stock || !json_object_object_get_ex(r, "faults_per_mib", &v) || !v)
-			continue;
-		snprintf(buf, sizeof(buf), "%+.1f", (json_object_get_double(v) / base - 1) * 100);
-		json_object_object_add(r, "faults_per_mib_vs_stock_pct",
-				       json_object_new_double_s(strtod(buf, NULL), buf));
-	}
-}
-
-static void print_table(FILE *f, json_object *rows, const char *source)
-{
-	size_t i, n = json_object_array_length(rows);
-	char b[10][64];
-
-	fprintf(f, "events: %s\n", source);
-	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n", "workload", "policy",
-		"verdict", "A", "B", "C", "C_us", "lost", "flt/MiB", "vs_stock");
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *s;
-
-		if (json_object_object_get_ex(r, "skipped", &s)) {
-			fprintf(f, "%-16s %-10s skipped: %s\n", cell(r, "workload", b[0], 64),
-				cell(r, "policy", b[1], 64), json_object_get_string(s));
-			continue;
-		}
-		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n",
-			cell(r, "workload", b[0], 64), cell(r, "policy", b[1], 64),
-			cell(r, "verdict", b[2], 64), cell(r, "type_a_count", b[3], 64),
-			cell(r, "type_b_count", b[4], 64), cell(r, "type_c_count", b[5], 64),
-			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64),
-			cell(r, "faults_per_mib", b[8], 64),
-			cell(r, "faults_per_mib_vs_stock_pct", b[9], 64));
-	}
 }
 
 int cmd_run(int argc, char **argv)
@@ -452,10 +316,10 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts o = { .outdir = "out/run", .duration = "5s", .dir = "/tmp",
-			      .threshold = "1000", .policy_mask = 7, .source = RUN_SOURCE_AUTO };
+			      .threshold = "1000", .policy_mask = RUN_ALL_POLICIES, .source = RUN_SOURCE_AUTO };
 	struct run_source rs;
 	struct sigaction sa = { .sa_handler = on_signal };
-	char self[4096], *kernel = NULL, *table_path, *source;
+	char self[4096], *kernel = NULL, *header, *source;
 	json_object *rows;
 	int c, i, failed = 0;
 	size_t p;
@@ -464,25 +328,13 @@ int cmd_run(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "P:k:o:d:D:a:s:t:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'P': {
-			char *copy = xstrdup(optarg), *tok, *save = NULL;
-
-			o.policy_mask = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				for (p = 0; p < ARRAY_SIZE(policies); p++)
-					if (!strcmp(tok, policies[p].name))
-						o.policy_mask |= 1 << p;
-				if (!(o.policy_mask & 7) || (p == ARRAY_SIZE(policies) &&
-				    strcmp(tok, "stock") && strcmp(tok, "no-retry") &&
-				    strcmp(tok, "retry-vma"))) {
-					pr_err("--policy: '%s' is not stock, no-retry or retry-vma", tok);
-					free(copy);
-					return MMLOCK_EXIT_USAGE;
-				}
+		case 'P':
+			if (run_policy_mask_parse(optarg, &o.policy_mask)) {
+				pr_err("--policy '%s': expected a list of stock, no-retry, retry-vma",
+				       optarg);
+				return MMLOCK_EXIT_USAGE;
 			}
-			free(copy);
 			break;
-		}
 		case 'k':
 			o.kernel = optarg;
 			break;
@@ -590,40 +442,29 @@ int cmd_run(int argc, char **argv)
 	for (i = optind; i < argc && !interrupted; i++) {
 		size_t first = json_object_array_length(rows);
 
-		for (p = 0; p < ARRAY_SIZE(policies) && !interrupted; p++) {
+		for (p = 0; p < RUN_NR_POLICIES && !interrupted; p++) {
 			json_object *row;
 
 			if (!(o.policy_mask & (1 << p)))
 				continue;
 			row = json_object_new_object();
 			json_object_object_add(row, "event_source", run_source_json(&rs));
-			if (run_one(self, &o, argv[i], &policies[p], row) &&
+			if (run_one(self, &o, argv[i], &run_policies[p], row) &&
 			    !strstr(json_object_to_json_string(row), "not patched"))
 				failed++;
 			json_object_array_add(rows, row);
 		}
-		compare_with_stock(rows, first);
+		run_rows_compare_stock(rows, first);
 	}
 	restore_sysctls();
 	if (run_source_release(&rs))
 		failed++;
 
-	print_table(stdout, rows, source);
-	table_path = xasprintf("%s/verdicts.json", o.outdir);
-	if (json_object_to_file_ext(table_path, rows, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE))
-		pr_err("%s: cannot write: %s", table_path, json_util_get_last_err());
-	free(table_path);
-	table_path = xasprintf("%s/verdicts.txt", o.outdir);
-	{
-		FILE *f = fopen(table_path, "w");
-
-		if (f) {
-			print_table(f, rows, source);
-			fclose(f);
-		}
-	}
-	free(table_path);
+	header = xasprintf("events: %s", source);
+	run_table_print(stdout, rows, header);
+	if (run_table_write(o.outdir, rows, header))
+		pr_err("%s: cannot write the verdict table: %s", o.outdir, strerror(errno));
+	free(header);
 	json_object_put(rows);
 	free(source);
 	free(o.args);

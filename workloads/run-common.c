@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The parts of an experiment run that do not depend on where it runs: the
+ * fault policies, folding a workload's own report into its summary, and the
+ * table of verdicts with faults per MiB read beside stock's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonout.h"
+#include "outfile.h"
+#include "run.h"
+#include "util.h"
+
+const struct run_policy run_policies[RUN_NR_POLICIES] = {
+	{ "stock",	0, 0 },
+	{ "no-retry",	1, 0 },
+	{ "retry-vma",	0, 1 },
+};
+
+/**
+ * run_policy_mask_parse - the policies named in a comma-separated @list
+ * @list: e.g. "stock,no-retry"
+ * @mask: bit i set for run_policies[i]
+ *
+ * Returns 0, or -1 when a word names no policy (then *@mask is unchanged).
+ */
+int run_policy_mask_parse(const char *list, int *mask)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	int m = 0, ret = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t p;
+
+		for (p = 0; p < RUN_NR_POLICIES; p++)
+			if (!strcmp(tok, run_policies[p].name))
+				break;
+		if (p == RUN_NR_POLICIES) {
+			ret = -1;
+			break;
+		}
+		m |= 1 << p;
+	}
+	free(copy);
+	if (!ret && m)
+		*mask = m;
+	return m ? ret : -1;
+}
+
+/* Copy @key of @from into @row when present. */
+static void row_copy(json_object *row, json_object *from, const char *key)
+{
+	json_object *v;
+
+	if (from && json_object_object_get_ex(from, key, &v))
+		json_object_object_add(row, key, json_object_get(v));
+}
+
+/* @obj->@a->@b->... (NULL-terminated), or NULL. */
+static json_object *dig(json_object *obj, ...)
+{
+	const char *key;
+	va_list ap;
+
+	va_start(ap, obj);
+	while (obj && (key = va_arg(ap, const char *)))
+		if (!json_object_object_get_ex(obj, key, &obj))
+			obj = NULL;
+	va_end(ap);
+	return obj;
+}
+
+/**
+ * run_summary_merge - fold a workload's report and its policy into its summary
+ * @summary: the summary.json `mmlock analyze` wrote; rewritten atomically
+ * @report: the workload's report (ownership taken), or NULL
+ * @p: the policy the run was under
+ * @lost_at_least: events the producer knows it lost (a device's own ring
+ *	buffer counters, which a text stream cannot show), or -1
+ * @row: the verdict table's row, filled in
+ * @why: on failure, an allocated reason
+ *
+ * Returns 0, or -1 with *@why set.
+ */
+int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
+		      int64_t lost_at_least, json_object *row, char **why)
+{
+	static const char *const counts[] = {
+		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
+	};
+	json_object *sum = json_object_from_file(summary), *pol, *v;
+	size_t k;
+
+	if (!sum) {
+		*why = xasprintf("%s: unreadable summary", summary);
+		json_object_put(report);
+		return -1;
+	}
+	json_object_object_add(sum, "workload_report", report);
+	pol = json_object_new_object();
+	json_object_object_add(pol, "name", json_object_new_string(p->name));
+	json_object_object_add(pol, "filemap_fault_no_retry", json_object_new_int(p->no_retry));
+	json_object_object_add(pol, "fault_retry_vma_lock",
+			       json_object_new_int(p->retry_vma_lock));
+	json_object_object_add(sum, "policy", pol);
+	v = dig(sum, "capture", "lost_events", NULL);
+	if (lost_at_least >= 0 && v && json_object_get_int64(v) < lost_at_least)
+		json_object_object_add(dig(sum, "capture", NULL), "lost_events",
+				       json_object_new_int64(lost_at_least));
+	/* a half-written summary must never look complete */
+	if (json_write(summary, sum, 1, 0)) {
+		*why = xasprintf("%s: cannot write: %s", summary, strerror(errno));
+		json_object_put(sum);
+		return -1;
+	}
+	v = dig(sum, "verdict", "code", NULL);
+	if (v)
+		json_object_object_add(row, "verdict", json_object_get(v));
+	for (k = 0; k < ARRAY_SIZE(counts); k++)
+		row_copy(row, dig(sum, "contention", NULL), counts[k]);
+	row_copy(row, dig(sum, "capture", NULL), "lost_events");
+	v = dig(report, "result", "faults", "per_mib_read", "total", NULL);
+	if (v)
+		json_object_object_add(row, "faults_per_mib", json_object_get(v));
+	json_object_object_add(row, "summary", json_object_new_string(summary));
+	json_object_put(sum);
+	return 0;
+}
+
+/**
+ * run_rows_compare_stock - faults per MiB read of each policy against stock's
+ * @rows: the verdict rows
+ * @first: the first row of one workload's policies
+ *
+ * no-retry maps one page per major fault where stock's retry redoes
+ * fault-around, so a difference here is that artefact, not contention: the
+ * rows say by how much, in percent.
+ */
+void run_rows_compare_stock(json_object *rows, size_t first)
+{
+	size_t i, n = json_object_array_length(rows);
+	json_object *stock = NULL, *v;
+	double base;
+
+	for (i = first; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *p;
+
+		if (json_object_object_get_ex(r, "policy", &p) &&
+		    !strcmp(json_object_get_string(p), "stock") &&
+		    json_object_object_get_ex(r, "faults_per_mib", &v) && v)
+			stock = r;
+	}
+	if (!stock)
+		return;
+	json_object_object_get_ex(stock, "faults_per_mib", &v);
+	base = json_object_get_double(v);
+	for (i = first; i < n && base > 0; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		char buf[32];
+
+		if (r == stock || !json_object_object_get_ex(r, "faults_per_mib", &v) || !v)
+			continue;
+		snprintf(buf, sizeof(buf), "%+.1f", (json_object_get_double(v) / base - 1) * 100);
+		json_object_object_add(r, "faults_per_mib_vs_stock_pct",
+				       json_object_new_double_s(strtod(buf, NULL), buf));
+	}
+}
+
+static const char *cell(json_object *row, const char *key, char *buf, size_t len)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(row, key, &v))
+		return "-";
+	if (!v)
+		return "null";
+	snprintf(buf, len, "%s", json_object_get_string(v));
+	return buf;
+}
+
+/**
+ * run_table_print - the verdict table, one line per workload and policy
+ * @f: where
+ * @rows: the verdict rows
+ * @header: a first line (where the events came from), or NULL
+ */
+void run_table_print(FILE *f, json_object *rows, const char *header)
+{
+	size_t i, n = json_object_array_length(rows);
+	char b[10][64];
+
+	if (header)
+		fprintf(f, "%s\n", header);
+	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n", "workload", "policy",
+		"verdict", "A", "B", "C", "C_us", "lost", "flt/MiB", "vs_stock");
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *s;
+
+		if (json_object_object_get_ex(r, "skipped", &s)) {
+			fprintf(f, "%-16s %-10s skipped: %s\n", cell(r, "workload", b[0], 64),
+				cell(r, "policy", b[1], 64), json_object_get_string(s));
+			continue;
+		}
+		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s %8s %8s\n",
+			cell(r, "workload", b[0], 64), cell(r, "policy", b[1], 64),
+			cell(r, "verdict", b[2], 64), cell(r, "type_a_count", b[3], 64),
+			cell(r, "type_b_count", b[4], 64), cell(r, "type_c_count", b[5], 64),
+			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64),
+			cell(r, "faults_per_mib", b[8], 64),
+			cell(r, "faults_per_mib_vs_stock_pct", b[9], 64));
+	}
+}
+
+/**
+ * run_table_write - verdicts.json and verdicts.txt in @dir, each atomically
+ * @dir: the run's output folder
+ * @rows: the verdict rows
+ * @header: as for run_table_print()
+ *
+ * Returns 0, or -1 with errno set (the one that failed keeps its old content).
+ */
+int run_table_write(const char *dir, json_object *rows, const char *header)
+{
+	char *path = xasprintf("%s/verdicts.json", dir), *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret = json_write(path, rows, 1, 0);
+
+	free(path);
+	if (ret)
+		return -1;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	run_table_print(f, rows, header);
+	if (fclose(f)) {
+		free(text);
+		return -1;
+	}
+	path = xasprintf("%s/verdicts.txt", dir);
+	ret = outfile_write_all(AT_FDCWD, path, text, len, 0);
+	free(path);
+	free(text);
+	return ret;
+}

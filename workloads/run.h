@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What `mmlock run` (here) and `mmlock device run` (on a phone or board)
+ * share: the fault policies, the merge of a workload's report into its
+ * summary, and the table of verdicts (workloads/run-common.c).
+ */
+#ifndef MMLOCK_RUN_H
+#define MMLOCK_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+struct run_policy {
+	const char	*name;
+	int		no_retry, retry_vma_lock;	/* the two sysctls */
+};
+
+#define RUN_NR_POLICIES	3
+#define RUN_ALL_POLICIES	((1 << RUN_NR_POLICIES) - 1)
+extern const struct run_policy run_policies[RUN_NR_POLICIES];
+
+int run_policy_mask_parse(const char *list, int *mask);
+int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
+		      int64_t lost_at_least, json_object *row, char **why);
+void run_rows_compare_stock(json_object *rows, size_t first);
+void run_table_print(FILE *f, json_object *rows, const char *header);
+int run_table_write(const char *dir, json_object *rows, const char *header);
+
+#endif /* MMLOCK_RUN_H */
