@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,17 +59,19 @@ static void row_copy(json_object *row, json_object *from, const char *key)
 		json_object_object_add(row, key, json_object_get(v));
 }
 
-/* @obj->@a->@b->... (NULL-terminated), or NULL. */
-static json_object *dig(json_object *obj, ...)
+/* The member at a dotted @path ("capture.lost_events") of @obj, or NULL. */
+static json_object *dig(json_object *obj, const char *path)
 {
-	const char *key;
-	va_list ap;
+	char key[64];
 
-	va_start(ap, obj);
-	while (obj && (key = va_arg(ap, const char *)))
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
 		if (!json_object_object_get_ex(obj, key, &obj))
 			obj = NULL;
-	va_end(ap);
+		path += n + (path[n] == '.');
+	}
 	return obj;
 }
 
@@ -107,9 +108,9 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 	json_object_object_add(pol, "fault_retry_vma_lock",
 			       json_object_new_int(p->retry_vma_lock));
 	json_object_object_add(sum, "policy", pol);
-	v = dig(sum, "capture", "lost_events", NULL);
+	v = dig(sum, "capture.lost_events");
 	if (lost_at_least >= 0 && v && json_object_get_int64(v) < lost_at_least)
-		json_object_object_add(dig(sum, "capture", NULL), "lost_events",
+		json_object_object_add(dig(sum, "capture"), "lost_events",
 				       json_object_new_int64(lost_at_least));
 	/* a half-written summary must never look complete */
 	if (json_write(summary, sum, 1, 0)) {
@@ -117,13 +118,13 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 		json_object_put(sum);
 		return -1;
 	}
-	v = dig(sum, "verdict", "code", NULL);
+	v = dig(sum, "verdict.code");
 	if (v)
 		json_object_object_add(row, "verdict", json_object_get(v));
 	for (k = 0; k < ARRAY_SIZE(counts); k++)
-		row_copy(row, dig(sum, "contention", NULL), counts[k]);
-	row_copy(row, dig(sum, "capture", NULL), "lost_events");
-	v = dig(report, "result", "faults", "per_mib_read", "total", NULL);
+		row_copy(row, dig(sum, "contention"), counts[k]);
+	row_copy(row, dig(sum, "capture"), "lost_events");
+	v = dig(report, "result.faults.per_mib_read.total");
 	if (v)
 		json_object_object_add(row, "faults_per_mib", json_object_get(v));
 	json_object_object_add(row, "summary", json_object_new_string(summary));
