@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "htab.h"
 #include "hist.h"
 #include "lifecycle.h"
 #include "mmlock_events.h"
@@ -45,14 +46,18 @@ struct call {
 };
 
 struct task;
+struct bucket;
 
 struct ival {
 	struct ival	*prev, *next;
 	uint64_t	start, end;
 	uint64_t	mm, vma;
 	uint64_t	hold_start;	/* write acquisition: when its hold began */
+	uint64_t	epoch;		/* its CPU's [LOST] count when it opened */
+	uint64_t	seq;		/* order of closing: pairs are offered in it */
 	struct call	*call;
-	struct task	*task;
+	struct task	*task;		/* holds a reference (task->refs) */
+	struct bucket	*bk[2];		/* the sweep buckets holding it once closed */
 	int		prio, cpu, lock, write, has_vma, has_hold;
 	unsigned int	flags;
 #define IV_R		0x1	/* a read wait inside a retry gap (Type-B fault side) */
@@ -61,7 +66,9 @@ struct ival {
 	int		list;	/* which sweep list holds it, -1 none */
 };
 
+/* A task's mmap_lock state for one mm (custom and stock events kept apart). */
 struct mmslot {
+	int		pid, stock;
 	uint64_t	mm;
 	struct ival	*wait, *hold, *acq;
 };
@@ -70,29 +77,47 @@ struct waitstat {
 	uint64_t	count, sum_ns, max_ns, over_1ms, over_10ms;
 };
 
+/* A pid's waits, for waits_by_pid: kept after its task is forgotten. */
+struct pidstat {
+	int		pid, tgid;
+	char		comm[COMM_LEN];
+	struct waitstat	ws[WAIT_NR];
+};
+
+/*
+ * A task: what is open for it, and what a later event of it needs.  Memory
+ * follows the open intervals: a task with nothing open (refs, absorb,
+ * stack) goes on the idle list, and the oldest idle ones are forgotten
+ * beyond MAX_IDLE_TASKS (their last timestamp and sched_switch priority go
+ * with them).
+ */
 struct task {
 	int		pid, tgid, prio, sched_prio;
 	char		comm[COMM_LEN];
 	uint64_t	last_ts;
 	int		seen;
+	unsigned int	refs;		/* intervals pointing at it */
 	struct call	*fault;
 	int		fault_cpu;
+	uint64_t	fault_epoch;
 	struct ival	*fw;
 	struct call	*gap;
 	int		gap_cpu;
+	uint64_t	gap_epoch;
 	struct call	*vwrite;
 	int		vwrite_cpu;
+	uint64_t	vwrite_epoch;
 	struct ival	*vw;
-	struct mmslot	*mms;		/* custom events, per mm */
-	int		nr_mms;
-	struct mmslot	*stock_mms;	/* stock events, kept apart */
-	int		nr_stock_mms;
+	int		nr_mms;		/* live struct mmslot of this pid */
 	unsigned int	absorb[SLOT_NR];
-	struct waitstat	ws[WAIT_NR];
 	struct call	*stack_target;	/* the call a following stack block belongs to */
 	int		stack_target_cpu;
-	char		pending_stack[STACK_LEN];	/* --stack-position before */
+	uint64_t	stack_target_epoch;
+	char		*pending_stack;	/* --stack-position before; NULL when none */
 	int		pending_cpu;
+	struct pidstat	*ps;		/* its waits, NULL until the first */
+	struct task	*idle_prev, *idle_next;
+	int		idle;		/* on the idle list */
 };
 
 struct pair_side {
@@ -136,11 +161,29 @@ struct ilist {
 enum sweep_list { L_OPEN_FW, L_CLOSED_FW, L_OPEN_VW, L_CLOSED_VW,
 		  L_OPEN_R, L_CLOSED_R, L_OPEN_M, L_CLOSED_M, L_NR };
 
+/* Bounds of the tables that the input, not the open intervals, could grow. */
+#define MAX_CALLERS	4096	/* distinct writer callers; the rest count as "other" */
+#define MAX_PIDSTATS	65536	/* pids whose waits are kept */
+#define MAX_IDLE_TASKS	65536	/* tasks with nothing open kept for their next event */
+#define MAX_WAIT_ROWS	4096	/* waits_by_pid rows in the summary (the longest waits) */
+
 struct analysis {
 	struct analysis_opts	opts;
-	/* tasks by pid: open addressing */
-	struct task		**tasks;
-	size_t			tasks_cap, nr_tasks;
+	uint64_t		seed;		/* of every hash */
+	struct htab		tasks;		/* by pid */
+	size_t			nr_tasks;
+	struct task		*idle_head, *idle_tail;
+	size_t			nr_idle;
+	int			finishing;	/* analysis_finish() is walking the tasks */
+	struct htab		mmslots;	/* by (pid, mm, stock) */
+	struct htab		pidstats;	/* by pid */
+	uint64_t		pidstat_omitted;	/* waits of pids beyond MAX_PIDSTATS */
+	struct htab		buckets;	/* closed sweep intervals by pairing key */
+	uint64_t		close_seq;
+
+	/* [LOST] markers seen per CPU: an interval opened before one is truncated */
+	uint64_t		epoch_small[256];
+	struct htab		epochs;		/* CPUs from 256 up */
 
 	struct ilist		lists[L_NR];
 	uint64_t		now, first_ts;
@@ -162,6 +205,7 @@ struct analysis {
 	struct hist		vma_wait;
 	struct caller_stat	*callers;
 	int			nr_callers, cap_callers;
+	struct htab		caller_index;	/* name -> index + 1 into callers */
 	uint64_t		file_backed, anonymous;
 	/* mmap_lock, custom and stock */
 	struct hist		mmap_wait, mmap_hold, mmap_write_hold;

@@ -9,6 +9,7 @@
  * interval can still overlap it, so memory follows the open intervals, not
  * the trace length.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,72 +144,196 @@ static void count_reason(struct reason_counts *rc, const char *word)
 	rc->c[i].count++;
 }
 
+static int caller_eq(const void *item, const void *key)
+{
+	return !strcmp(((const struct caller_stat *)item)->name, key);
+}
+
+/*
+ * The stats of a writer caller function.  The callers live in an array (the
+ * summary sorts it) and a hash indexes them by name; past MAX_CALLERS
+ * distinct names (a kernel has a few hundred writers, only a made-up trace
+ * more) the rest are counted under "other".
+ */
 static struct caller_stat *caller_stat(struct analysis *an, const char *caller)
 {
 	char name[CALLER_LEN];
-	int i;
+	struct caller_stat *cs;
+	uint64_t h;
 
 	caller_func(name, sizeof(name), caller);
-	for (i = 0; i < an->nr_callers; i++)
-		if (!strcmp(an->callers[i].name, name))
-			return &an->callers[i];
+	if (an->nr_callers >= MAX_CALLERS && !htab_find(&an->caller_index,
+							hash_str(an->seed, name), caller_eq, name))
+		copy_str(name, sizeof(name), "other");
+	h = hash_str(an->seed, name);
+	cs = htab_find(&an->caller_index, h, caller_eq, name);
+	if (cs)
+		return cs;
 	if (an->nr_callers == an->cap_callers) {
+		int i;
+
 		an->cap_callers = an->cap_callers ? an->cap_callers * 2 : 16;
 		an->callers = xrealloc(an->callers, an->cap_callers * sizeof(*an->callers));
+		/* the array moved: index it again */
+		htab_release(&an->caller_index);
+		for (i = 0; i < an->nr_callers; i++)
+			htab_add(&an->caller_index, hash_str(an->seed, an->callers[i].name),
+				 &an->callers[i]);
 	}
-	memset(&an->callers[an->nr_callers], 0, sizeof(an->callers[0]));
-	copy_str(an->callers[an->nr_callers].name, CALLER_LEN, name);
-	return &an->callers[an->nr_callers++];
+	cs = &an->callers[an->nr_callers++];
+	memset(cs, 0, sizeof(*cs));
+	copy_str(cs->name, CALLER_LEN, name);
+	htab_add(&an->caller_index, h, cs);
+	return cs;
 }
 
 /* ---- tasks ---------------------------------------------------------------- */
 
-static struct task *task_get(struct analysis *an, int pid)
+static int task_eq(const void *item, const void *key)
 {
-	size_t mask, i;
-
-	if (an->nr_tasks * 2 >= an->tasks_cap) {
-		struct task **old = an->tasks;
-		size_t oldcap = an->tasks_cap, j;
-
-		an->tasks_cap = oldcap ? oldcap * 2 : 256;
-		an->tasks = xcalloc(an->tasks_cap, sizeof(*an->tasks));
-		for (j = 0; j < oldcap; j++) {
-			if (!old[j])
-				continue;
-			i = (size_t)old[j]->pid * 2654435761u & (an->tasks_cap - 1);
-			while (an->tasks[i])
-				i = (i + 1) & (an->tasks_cap - 1);
-			an->tasks[i] = old[j];
-		}
-		free(old);
-	}
-	mask = an->tasks_cap - 1;
-	for (i = (size_t)pid * 2654435761u & mask; an->tasks[i]; i = (i + 1) & mask)
-		if (an->tasks[i]->pid == pid)
-			return an->tasks[i];
-	an->tasks[i] = xcalloc(1, sizeof(struct task));
-	an->tasks[i]->pid = pid;
-	an->tasks[i]->tgid = -1;
-	an->tasks[i]->prio = -1;
-	an->tasks[i]->sched_prio = -1;
-	an->nr_tasks++;
-	return an->tasks[i];
+	return ((const struct task *)item)->pid == *(const int *)key;
 }
 
-static struct mmslot *mmslot_get(struct task *t, uint64_t mm, int stock)
+static struct task *task_find(struct analysis *an, int pid)
 {
-	struct mmslot **arr = stock ? &t->stock_mms : &t->mms;
-	int *nr = stock ? &t->nr_stock_mms : &t->nr_mms;
-	int i;
+	return htab_find(&an->tasks, hash_mix(an->seed, (uint64_t)pid), task_eq, &pid);
+}
 
-	for (i = 0; i < *nr; i++)
-		if ((*arr)[i].mm == mm)
-			return &(*arr)[i];
-	*arr = xrealloc(*arr, (size_t)(*nr + 1) * sizeof(**arr));
-	memset(&(*arr)[*nr], 0, sizeof(**arr));
-	(*arr)[*nr].mm = mm;
-	return &(*arr)[(*nr)++];
+static void idle_unlink(struct analysis *an, struct task *t)
+{
+	if (!t->idle)
+		return;
+	if (t->idle_prev)
+		t->idle_prev->idle_next = t->idle_next;
+	else
+		an->idle_head = t->idle_next;
+	if (t->idle_next)
+		t->idle_next->idle_prev = t->idle_prev;
+	else
+		an->idle_tail = t->idle_prev;
+	t->idle_prev = t->idle_next = NULL;
+	t->idle = 0;
+	an->nr_idle--;
+}
+
+static void task_free(struct analysis *an, struct task *t)
+{
+	idle_unlink(an, t);
+	htab_del(&an->tasks, hash_mix(an->seed, (uint64_t)t->pid), t);
+	an->nr_tasks--;
+	free(t->pending_stack);
+	free(t);
+}
+
+/*
+ * Nothing of @t is open, held or expected: it may be forgotten (a pending
+ * --stack-position before block goes with it).
+ */
+static int task_is_idle(const struct analysis *an, const struct task *t)
+{
+	int s;
+
+	if (t->refs || t->fault || t->fw || t->gap || t->vwrite || t->vw || t->nr_mms ||
+	    t->stack_target || t == an->stack_task)
+		return 0;
+	for (s = 0; s < SLOT_NR; s++)
+		if (t->absorb[s])
+			return 0;
+	return 1;
+}
+
+/*
+ * After @t's event: an idle task joins the idle list, and the oldest idle
+ * tasks beyond MAX_IDLE_TASKS are forgotten, so memory follows the open
+ * intervals rather than every pid ever seen (issue 13 L6).
+ */
+static void task_settle_idle(struct analysis *an, struct task *t)
+{
+	if (t->idle || !task_is_idle(an, t))
+		return;
+	t->idle = 1;
+	t->idle_prev = an->idle_tail;
+	t->idle_next = NULL;
+	if (an->idle_tail)
+		an->idle_tail->idle_next = t;
+	else
+		an->idle_head = t;
+	an->idle_tail = t;
+	an->nr_idle++;
+	while (an->nr_idle > MAX_IDLE_TASKS && !an->finishing)
+		task_free(an, an->idle_head);
+}
+
+static struct task *task_get(struct analysis *an, int pid)
+{
+	struct task *t = task_find(an, pid);
+
+	if (t) {
+		idle_unlink(an, t);
+		return t;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->pid = pid;
+	t->tgid = -1;
+	t->prio = -1;
+	t->sched_prio = -1;
+	htab_add(&an->tasks, hash_mix(an->seed, (uint64_t)pid), t);
+	an->nr_tasks++;
+	return t;
+}
+
+struct mm_key {
+	int		pid, stock;
+	uint64_t	mm;
+};
+
+static int mmslot_eq(const void *item, const void *key)
+{
+	const struct mmslot *s = item;
+	const struct mm_key *k = key;
+
+	return s->pid == k->pid && s->mm == k->mm && s->stock == k->stock;
+}
+
+static uint64_t mmslot_hash(const struct analysis *an, int pid, uint64_t mm, int stock)
+{
+	return hash_mix(hash_mix(an->seed, (uint64_t)pid << 1 | (uint64_t)stock), mm);
+}
+
+static void settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s);
+
+/* The (pid, mm) slot of mmap_lock events; a hash, whatever the number of mm's. */
+static struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock)
+{
+	struct mm_key k = { t->pid, stock, mm };
+	uint64_t h = mmslot_hash(an, t->pid, mm, stock);
+	struct mmslot *s = htab_find(&an->mmslots, h, mmslot_eq, &k);
+
+	if (s) {
+		settle_mmslot(an, t, s);
+		return s;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->pid = t->pid;
+	s->mm = mm;
+	s->stock = stock;
+	htab_add(&an->mmslots, h, s);
+	t->nr_mms++;
+	return s;
+}
+
+/* Forget a slot with nothing in it. */
+static void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock)
+{
+	struct mm_key k = { t->pid, stock, mm };
+	uint64_t h = mmslot_hash(an, t->pid, mm, stock);
+	struct mmslot *s = htab_find(&an->mmslots, h, mmslot_eq, &k);
+
+	if (!s || s->wait || s->hold || s->acq)
+		return;
+	htab_del(&an->mmslots, h, s);
+	free(s);
+	t->nr_mms--;
 }
 
 /* ---- sweep lists ---------------------------------------------------------- */
@@ -246,16 +371,149 @@ static void list_remove(struct analysis *an, struct ival *iv)
 	iv->list = -1;
 }
 
-static struct ival *ival_new(struct task *t, uint64_t ts, int cpu, int prio)
+static uint64_t cpu_epoch(struct analysis *an, int cpu);
+
+static struct ival *ival_new(struct analysis *an, struct task *t, uint64_t ts, int cpu, int prio)
 {
 	struct ival *iv = xcalloc(1, sizeof(*iv));
 
 	iv->start = ts;
 	iv->task = t;
+	t->refs++;
 	iv->cpu = cpu;
+	iv->epoch = cpu_epoch(an, cpu);
 	iv->prio = prio;
 	iv->list = -1;
 	return iv;
+}
+
+/*
+ * Closed sweep intervals are indexed by what a pair needs equal: Type-A by
+ * (mm, vma) when the event had the pointer and by (mm, vm_start, vm_end, ino,
+ * dev) always (the fallback of same_vma()), Type-B by mm.  A closing interval
+ * then looks only at the buckets it can pair with, from the first member that
+ * ends after it starts (a binary search: members are in closing order), so
+ * one interval that never ends does not make every later close scan what it
+ * holds back (issue 13 M5).
+ */
+enum bucket_kind { BK_VMA, BK_RANGE_VMA, BK_RANGE_NOVMA, BK_MM };
+
+struct bucket_key {
+	int		list, kind;
+	uint64_t	mm, vma;
+	unsigned long	vm_start, vm_end, ino;
+	const char	*dev;
+};
+
+struct bucket {
+	struct bucket_key key;
+	char		dev[24];
+	uint64_t	hash;
+	struct ival	**v;
+	size_t		head, n, cap;	/* members v[head..n), in closing order */
+};
+
+static void bucket_key_of(struct bucket_key *k, int list, int kind, const struct ival *iv)
+{
+	memset(k, 0, sizeof(*k));
+	k->list = list;
+	k->kind = kind;
+	k->mm = iv->mm;
+	k->dev = "";
+	if (kind == BK_VMA) {
+		k->vma = iv->vma;
+	} else if (kind != BK_MM && iv->call) {
+		k->vm_start = iv->call->vm_start;
+		k->vm_end = iv->call->vm_end;
+		k->ino = iv->call->ino;
+		k->dev = iv->call->dev;
+	}
+}
+
+static uint64_t bucket_hash(const struct analysis *an, const struct bucket_key *k)
+{
+	uint64_t h = hash_mix(an->seed, (uint64_t)k->list << 8 | (uint64_t)k->kind);
+
+	h = hash_mix(h, k->mm);
+	h = hash_mix(h, k->vma);
+	h = hash_mix(h, k->vm_start);
+	h = hash_mix(h, k->vm_end);
+	h = hash_mix(h, k->ino);
+	return hash_str(h, k->dev);
+}
+
+static int bucket_eq(const void *item, const void *key)
+{
+	const struct bucket_key *a = &((const struct bucket *)item)->key, *b = key;
+
+	return a->list == b->list && a->kind == b->kind && a->mm == b->mm && a->vma == b->vma &&
+	       a->vm_start == b->vm_start && a->vm_end == b->vm_end && a->ino == b->ino &&
+	       !strcmp(a->dev, b->dev);
+}
+
+static struct bucket *bucket_find(struct analysis *an, const struct bucket_key *k)
+{
+	return htab_find(&an->buckets, bucket_hash(an, k), bucket_eq, k);
+}
+
+static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv, int slot)
+{
+	struct bucket_key k;
+	struct bucket *b;
+
+	bucket_key_of(&k, list, kind, iv);
+	b = bucket_find(an, &k);
+	if (!b) {
+		b = xcalloc(1, sizeof(*b));
+		b->key = k;
+		copy_str(b->dev, sizeof(b->dev), k.dev);
+		b->key.dev = b->dev;
+		b->hash = bucket_hash(an, &k);
+		htab_add(&an->buckets, b->hash, b);
+	}
+	if (b->n == b->cap) {
+		if (b->head > b->cap / 2) {
+			/* most of it was pruned: move the live part down */
+			memmove(b->v, b->v + b->head, (b->n - b->head) * sizeof(*b->v));
+			b->n -= b->head;
+			b->head = 0;
+		} else {
+			b->cap = b->cap ? b->cap * 2 : 8;
+			b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+		}
+	}
+	b->v[b->n++] = iv;
+	iv->bk[slot] = b;
+}
+
+/* Take @iv out of its buckets; it is their oldest member (pruning goes in closing order). */
+static void bucket_remove(struct analysis *an, struct ival *iv)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct bucket *b = iv->bk[i];
+		size_t k;
+
+		if (!b)
+			continue;
+		iv->bk[i] = NULL;
+		for (k = b->head; k < b->n && b->v[k] != iv; k++)
+			;
+		if (k == b->n)
+			continue;
+		if (k == b->head) {
+			b->head++;	/* pruning goes in closing order: always the oldest */
+		} else {
+			memmove(b->v + k, b->v + k + 1, (b->n - k - 1) * sizeof(*b->v));
+			b->n--;
+		}
+		if (b->head == b->n) {
+			htab_del(&an->buckets, b->hash, b);
+			free(b->v);
+			free(b);
+		}
+	}
 }
 
 static void ival_free(struct analysis *an, struct ival *iv)
@@ -263,7 +521,10 @@ static void ival_free(struct analysis *an, struct ival *iv)
 	if (!iv)
 		return;
 	list_remove(an, iv);
+	bucket_remove(an, iv);
 	call_put(iv->call);
+	if (iv->task && !--iv->task->refs)
+		task_settle_idle(an, iv->task);
 	free(iv);
 }
 
@@ -448,22 +709,67 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	top_offer(an, &p);
 }
 
+/* The first member of @b that ends after @start (members are in closing order). */
+static size_t bucket_first_after(const struct bucket *b, uint64_t start)
+{
+	size_t lo = b->head, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->v[mid]->end > start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /*
  * An interval of a sweep closed: pair it with the closed intervals of the
- * other side, keep it for the other side's later closes, and drop what
- * nothing can overlap any more.  Type-A sides are FW (first) and VW, Type-B
- * sides R (first) and M; each list's open twin is the one before it.
+ * other side that share its key and overlap it, keep it for the other side's
+ * later closes, and drop what nothing can overlap any more.  Type-A sides
+ * are FW (first) and VW, Type-B sides R (first) and M; each list's open twin
+ * is the one before it.  The candidates of two buckets are taken in closing
+ * order, the order the pairs were always offered in.
  */
 static void sweep_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
 {
 	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R;
 	int type_a = closed == L_CLOSED_FW || closed == L_CLOSED_VW;
-	struct ival *o;
+	struct bucket *cand[2] = { NULL, NULL };
+	size_t pos[2] = { 0, 0 };
+	struct bucket_key k;
+	int c;
 
 	list_remove(an, iv);
-	for (o = an->lists[other_closed].head; o; o = o->next) {
-		struct ival *x = first ? iv : o, *y = first ? o : iv;
+	if (type_a) {
+		/* same_vma(): the pointers when both have one, else the range */
+		bucket_key_of(&k, other_closed, iv->has_vma ? BK_VMA : BK_RANGE_VMA, iv);
+		cand[0] = bucket_find(an, &k);
+		bucket_key_of(&k, other_closed, BK_RANGE_NOVMA, iv);
+		cand[1] = bucket_find(an, &k);
+	} else {
+		bucket_key_of(&k, other_closed, BK_MM, iv);
+		cand[0] = bucket_find(an, &k);
+	}
+	for (c = 0; c < 2; c++)
+		if (cand[c])
+			pos[c] = bucket_first_after(cand[c], iv->start);
+	for (;;) {
+		struct ival *o, *x, *y;
 
+		c = -1;
+		if (cand[0] && pos[0] < cand[0]->n)
+			c = 0;
+		if (cand[1] && pos[1] < cand[1]->n &&
+		    (c < 0 || cand[1]->v[pos[1]]->seq < cand[0]->v[pos[0]]->seq))
+			c = 1;
+		if (c < 0)
+			break;
+		o = cand[c]->v[pos[c]++];
+		x = first ? iv : o;
+		y = first ? o : iv;
 		if (!overlaps(x, y) || x->task == y->task)
 			continue;
 		if (type_a && same_vma(x, y))
@@ -471,7 +777,15 @@ static void sweep_close(struct analysis *an, struct ival *iv, int closed, int ot
 		else if (!type_a && x->mm == y->mm)
 			pair_b(an, x, y);
 	}
+	iv->seq = ++an->close_seq;
 	list_append(an, closed, iv);
+	if (type_a) {
+		bucket_add(an, closed, iv->has_vma ? BK_VMA : BK_RANGE_NOVMA, iv, 0);
+		if (iv->has_vma)
+			bucket_add(an, closed, BK_RANGE_VMA, iv, 1);
+	} else {
+		bucket_add(an, closed, BK_MM, iv, 0);
+	}
 	prune(an, closed, other_closed - 1);
 	prune(an, other_closed, closed - 1);
 }
@@ -513,10 +827,37 @@ static void end_without_begin(struct analysis *an, struct task *t, enum slot s)
 	anomaly(an, s, SA_END_WITHOUT_BEGIN);
 }
 
-static void wait_stat(struct task *t, enum wait_kind k, uint64_t ns)
+static int pidstat_eq(const void *item, const void *key)
 {
-	struct waitstat *w = &t->ws[k];
+	return ((const struct pidstat *)item)->pid == *(const int *)key;
+}
 
+/*
+ * A wait of @t's, for waits_by_pid.  Kept apart from the task (which may be
+ * forgotten while idle), for up to MAX_PIDSTATS pids; beyond, counted only.
+ */
+static void wait_stat(struct analysis *an, struct task *t, enum wait_kind k, uint64_t ns)
+{
+	struct waitstat *w;
+
+	if (!t->ps) {
+		uint64_t h = hash_mix(an->seed, (uint64_t)t->pid);
+
+		t->ps = htab_find(&an->pidstats, h, pidstat_eq, &t->pid);
+		if (!t->ps && an->pidstats.nr >= MAX_PIDSTATS) {
+			an->pidstat_omitted++;
+			return;
+		}
+		if (!t->ps) {
+			t->ps = xcalloc(1, sizeof(*t->ps));
+			t->ps->pid = t->pid;
+			htab_add(&an->pidstats, h, t->ps);
+		}
+	}
+	/* the summary names a pid by its task's latest tgid and comm */
+	t->ps->tgid = t->tgid;
+	copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
+	w = &t->ps->ws[k];
 	w->count++;
 	w->sum_ns += ns;
 	if (ns > w->max_ns)
@@ -543,10 +884,12 @@ static void set_stack_target(struct analysis *an, struct task *t, struct call *c
 	stack_target_put(t);
 	t->stack_target = call_get(c);
 	t->stack_target_cpu = cpu;
-	if (an->opts.stack_before && c && t->pending_stack[0] && t->pending_cpu == cpu &&
+	t->stack_target_epoch = cpu_epoch(an, cpu);
+	if (an->opts.stack_before && c && t->pending_stack && t->pending_cpu == cpu &&
 	    !c->stack[0]) {
 		copy_str(c->stack, sizeof(c->stack), t->pending_stack);
-		t->pending_stack[0] = '\0';
+		free(t->pending_stack);
+		t->pending_stack = NULL;
 	}
 }
 
@@ -580,6 +923,7 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 	copy_str(c->dev, sizeof(c->dev), parsed_get(pl, "dev"));
 	t->fault = c;
 	t->fault_cpu = pl->cpu;
+	t->fault_epoch = cpu_epoch(an, pl->cpu);
 	set_stack_target(an, t, c, pl->cpu);
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_FAULT);
 	lifecycle_fault(an->lc, c->mm, get_hex(pl, "address", NULL), pl->ts_ns);
@@ -588,7 +932,7 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 static void on_fault_wait_start(struct analysis *an, struct task *t,
 				const struct parsed_line *pl)
 {
-	struct ival *iv = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	int found;
 
 	if (t->fw) {
@@ -638,7 +982,7 @@ static void on_fault_wait_end(struct analysis *an, struct task *t,
 		an->waits_lock_unknown++;
 	else if (iv->lock >= 0)
 		an->waits_by_lock[iv->lock]++;
-	wait_stat(t, WAIT_FAULT, ns);
+	wait_stat(an, t, WAIT_FAULT, ns);
 	if (iv->list == L_OPEN_FW)
 		close_fw(an, iv);
 	else
@@ -668,6 +1012,7 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 	}
 	t->gap = g;
 	t->gap_cpu = pl->cpu;
+	t->gap_epoch = cpu_epoch(an, pl->cpu);
 }
 
 static void on_fault_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
@@ -715,6 +1060,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	copy_str(c->caller, sizeof(c->caller), caller);
 	t->vwrite = c;
 	t->vwrite_cpu = pl->cpu;
+	t->vwrite_epoch = cpu_epoch(an, pl->cpu);
 	set_stack_target(an, t, c, pl->cpu);
 }
 
@@ -727,7 +1073,7 @@ static void drop_vma_wait(struct analysis *an, struct task *t)
 static void on_vma_wait_start(struct analysis *an, struct task *t,
 			      const struct parsed_line *pl)
 {
-	struct ival *iv = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	int found;
 
 	if (t->vw) {
@@ -771,7 +1117,7 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
 	hist_add(&an->vma_wait, ns / 1000);
-	wait_stat(t, WAIT_VMA, ns);
+	wait_stat(an, t, WAIT_VMA, ns);
 	cs = caller_stat(an, iv->call->caller);
 	cs->waits++;
 	cs->wait_sum_ns += ns;
@@ -807,7 +1153,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 			    int stock)
 {
 	uint64_t mm = get_hex(pl, "mm", NULL);
-	struct mmslot *s = mmslot_get(t, mm, stock);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	int write = get_bool(pl, "write");
 	struct ival *iv;
 
@@ -819,7 +1165,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 			drop_acq(an, s);
 	}
 	t->absorb[SLOT_MMAP_WAIT] = 0;
-	iv = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	iv->mm = mm;
 	iv->write = write;
 	s->wait = iv;
@@ -827,7 +1173,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 	if (stock)
 		return;
 	if (write) {
-		struct ival *m = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 
 		if (s->acq)
 			drop_acq(an, s);
@@ -857,7 +1203,7 @@ static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *
 		ival_free(an, s->hold);
 	}
 	t->absorb[SLOT_MMAP_HOLD] = 0;
-	h = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+	h = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	h->mm = s->mm;
 	h->write = write;
 	s->hold = h;
@@ -868,7 +1214,7 @@ static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *
 		s->acq->hold_start = pl->ts_ns;
 		return;
 	}
-	s->acq = ival_new(t, pl->ts_ns, pl->cpu, t->prio);
+	s->acq = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	s->acq->mm = s->mm;
 	s->acq->write = 1;
 	s->acq->flags = IV_ACQ;
@@ -892,7 +1238,7 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 			  int stock)
 {
 	uint64_t mm = get_hex(pl, "mm", NULL);
-	struct mmslot *s = mmslot_get(t, mm, stock);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	int write = get_bool(pl, "write");
 	int success = get_bool(pl, "success");
 	struct ival *iv = s->wait;
@@ -938,7 +1284,7 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 	} else {
 		hist_add(&an->mmap_wait, ns / 1000);
 		an->wait_count[write]++;
-		wait_stat(t, WAIT_MMAP, ns);
+		wait_stat(an, t, WAIT_MMAP, ns);
 	}
 	if (iv->flags & IV_R) {
 		/* it counts only if the gap it started in is still open */
@@ -960,7 +1306,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 			  int stock)
 {
 	uint64_t mm = get_hex(pl, "mm", NULL);
-	struct mmslot *s = mmslot_get(t, mm, stock);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	/* a stock downgrade (acquire_returned write=false) ends the write hold */
 	int write = get_bool(pl, "write") ||
 		    (stock && !strcmp(pl->event, "mmap_lock_acquire_returned"));
@@ -1002,10 +1348,18 @@ static void on_sched_switch(struct analysis *an, const struct parsed_line *pl)
 {
 	long long pp = get_dec(pl, "prev_pid", -1), np = get_dec(pl, "next_pid", -1);
 
-	if (pp > 0)
-		task_get(an, (int)pp)->sched_prio = (int)get_dec(pl, "prev_prio", -1);
-	if (np > 0)
-		task_get(an, (int)np)->sched_prio = (int)get_dec(pl, "next_prio", -1);
+	struct task *t;
+
+	if (pp > 0 && pp <= INT_MAX) {
+		t = task_get(an, (int)pp);
+		t->sched_prio = (int)get_dec(pl, "prev_prio", -1);
+		task_settle_idle(an, t);
+	}
+	if (np > 0 && np <= INT_MAX) {
+		t = task_get(an, (int)np);
+		t->sched_prio = (int)get_dec(pl, "next_prio", -1);
+		task_settle_idle(an, t);
+	}
 }
 
 /* ---- stack blocks ---------------------------------------------------------- */
@@ -1024,13 +1378,17 @@ static void stack_flush(struct analysis *an)
 	if (!t)
 		return;
 	if (an->opts.stack_before) {
-		copy_str(t->pending_stack, sizeof(t->pending_stack), an->stack_buf);
+		free(t->pending_stack);
+		t->pending_stack = an->stack_buf[0] ? xstrdup(an->stack_buf) : NULL;
 		t->pending_cpu = an->stack_cpu;
 	} else if (t->stack_target && t->stack_target_cpu == an->stack_cpu &&
+		   t->stack_target_epoch == cpu_epoch(an, an->stack_cpu) &&
 		   !t->stack_target->stack[0]) {
+		/* not after a [LOST] on that CPU: the block may be another event's */
 		copy_str(t->stack_target->stack, STACK_LEN, an->stack_buf);
 	}
 	an->stack_task = NULL;
+	task_settle_idle(an, t);
 }
 
 static void stack_frame(struct analysis *an, const char *frame)
@@ -1055,65 +1413,108 @@ static void stack_frame(struct analysis *an, const char *frame)
 
 /* ---- dispatch -------------------------------------------------------------- */
 
+/*
+ * [LOST n EVENTS] on a CPU truncates every interval opened on it and still
+ * open.  A marker only bumps that CPU's epoch (constant time whatever is
+ * open); each open slot remembers the epoch it opened in, and a slot whose
+ * CPU moved on is truncated when its task is next touched (settle_task(),
+ * before anything else happens to it) or at the end: the same outcome as
+ * walking every task at the marker, which cost O(tasks) per marker.
+ */
+struct cpu_epoch_ent {
+	int		cpu;
+	uint64_t	epoch;
+};
+
+static int epoch_eq(const void *item, const void *key)
+{
+	return ((const struct cpu_epoch_ent *)item)->cpu == *(const int *)key;
+}
+
+static uint64_t *epoch_slot(struct analysis *an, int cpu, int create)
+{
+	struct cpu_epoch_ent *e;
+	uint64_t h;
+
+	if (cpu >= 0 && cpu < (int)ARRAY_SIZE(an->epoch_small))
+		return &an->epoch_small[cpu];
+	h = hash_mix(an->seed, (uint64_t)(unsigned int)cpu);
+	e = htab_find(&an->epochs, h, epoch_eq, &cpu);
+	if (!e && create) {
+		e = xcalloc(1, sizeof(*e));
+		e->cpu = cpu;
+		htab_add(&an->epochs, h, e);
+	}
+	return e ? &e->epoch : NULL;
+}
+
+static uint64_t cpu_epoch(struct analysis *an, int cpu)
+{
+	uint64_t *e = epoch_slot(an, cpu, 0);
+
+	return e ? *e : 0;
+}
+
 static void truncate_cpu(struct analysis *an, int cpu)
 {
-	size_t i;
-	int j;
+	++*epoch_slot(an, cpu, 1);
+}
 
-	for (i = 0; i < an->tasks_cap; i++) {
-		struct task *t = an->tasks[i];
+static int truncated(struct analysis *an, int cpu, uint64_t epoch)
+{
+	return cpu_epoch(an, cpu) != epoch;
+}
 
-		if (!t)
-			continue;
-		if (t->stack_target && t->stack_target_cpu == cpu)
-			stack_target_put(t);	/* its block, if any, follows the loss */
-		if (t->fw && t->fw->cpu == cpu) {
-			drop_fault_wait(an, t);
-			t->absorb[SLOT_FAULT_WAIT]++;
-			an->an_truncated++;
-		}
-		if (t->fault && t->fault_cpu == cpu) {
-			call_put(t->fault);
-			t->fault = NULL;
-			t->absorb[SLOT_FAULT]++;
-			an->an_truncated++;
-		}
-		if (t->gap && t->gap_cpu == cpu) {
-			call_put(t->gap);
-			t->gap = NULL;
-			an->an_truncated++;
-		}
-		if (t->vw && t->vw->cpu == cpu) {
-			drop_vma_wait(an, t);
-			t->absorb[SLOT_VMA_WAIT]++;
-			an->an_truncated++;
-		}
-		if (t->vwrite && t->vwrite_cpu == cpu) {
-			call_put(t->vwrite);
-			t->vwrite = NULL;
-			t->absorb[SLOT_VMA_WRITE]++;
-			an->an_truncated++;
-		}
-		for (j = 0; j < t->nr_mms + t->nr_stock_mms; j++) {
-			struct mmslot *s = j < t->nr_mms ? &t->mms[j] : &t->stock_mms[j - t->nr_mms];
+static void settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
+{
+	if (s->wait && truncated(an, s->wait->cpu, s->wait->epoch)) {
+		if (s->acq && s->acq->start == s->wait->start)
+			drop_acq(an, s);
+		ival_free(an, s->wait);
+		s->wait = NULL;
+		t->absorb[SLOT_MMAP_WAIT]++;
+		an->an_truncated++;
+	}
+	if (s->hold && truncated(an, s->hold->cpu, s->hold->epoch)) {
+		ival_free(an, s->hold);
+		s->hold = NULL;
+		if (s->acq)
+			drop_acq(an, s);
+		t->absorb[SLOT_MMAP_HOLD]++;
+		an->an_truncated++;
+	}
+}
 
-			if (s->wait && s->wait->cpu == cpu) {
-				if (s->acq && s->acq->start == s->wait->start)
-					drop_acq(an, s);
-				ival_free(an, s->wait);
-				s->wait = NULL;
-				t->absorb[SLOT_MMAP_WAIT]++;
-				an->an_truncated++;
-			}
-			if (s->hold && s->hold->cpu == cpu) {
-				ival_free(an, s->hold);
-				s->hold = NULL;
-				if (s->acq)
-					drop_acq(an, s);
-				t->absorb[SLOT_MMAP_HOLD]++;
-				an->an_truncated++;
-			}
-		}
+static void settle_task(struct analysis *an, struct task *t)
+{
+	if (t->stack_target && truncated(an, t->stack_target_cpu, t->stack_target_epoch))
+		stack_target_put(t);	/* its block, if any, follows the loss */
+	if (t->fw && truncated(an, t->fw->cpu, t->fw->epoch)) {
+		drop_fault_wait(an, t);
+		t->absorb[SLOT_FAULT_WAIT]++;
+		an->an_truncated++;
+	}
+	if (t->fault && truncated(an, t->fault_cpu, t->fault_epoch)) {
+		call_put(t->fault);
+		t->fault = NULL;
+		t->absorb[SLOT_FAULT]++;
+		an->an_truncated++;
+	}
+	if (t->gap && truncated(an, t->gap_cpu, t->gap_epoch)) {
+		call_put(t->gap);
+		t->gap = NULL;
+		an->an_truncated++;
+	}
+	if (t->vw && truncated(an, t->vw->cpu, t->vw->epoch)) {
+		drop_vma_wait(an, t);
+		t->absorb[SLOT_VMA_WAIT]++;
+		an->an_truncated++;
+	}
+	if (t->vwrite && truncated(an, t->vwrite_cpu, t->vwrite_epoch)) {
+		call_put(t->vwrite);
+		t->vwrite = NULL;
+		t->absorb[SLOT_VMA_WRITE]++;
+		an->an_truncated++;
 	}
 }
 
@@ -1187,6 +1588,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	}
 	v = get_dec(pl, "pid", pl->pid);
 	t = task_get(an, (int)v);
+	settle_task(an, t);
 	if (t->seen && pl->ts_ns < t->last_ts)
 		an->an_backwards++;
 	t->seen = 1;
@@ -1197,6 +1599,12 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	if (v >= 0)
 		t->tgid = (int)v;
 	t->prio = (int)get_dec(pl, "prio", t->sched_prio);
+	if (t->prio < -1 || t->prio > 1000)
+		t->prio = -1;	/* a kernel prio is 0..139: not a number to compare */
+	if (t->ps) {
+		t->ps->tgid = t->tgid;
+		copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
+	}
 	stack_target_put(t);
 
 	switch (ev->id) {
@@ -1246,7 +1654,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		break;
 	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
 		an->custom_mmap_seen = 1;
-		mmap_hold_start(an, t, mmslot_get(t, get_hex(pl, "mm", NULL), 0), pl,
+		mmap_hold_start(an, t, mmslot_get(an, t, get_hex(pl, "mm", NULL), 0), pl,
 				get_bool(pl, "write"), 0);
 		break;
 	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
@@ -1267,6 +1675,21 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	default:
 		break;
 	}
+	switch (ev->id) {
+	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
+	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
+	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
+	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
+	case MMLOCK_EV_MMAP_LOCK_START_LOCKING:
+	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
+	case MMLOCK_EV_MMAP_LOCK_RELEASED:
+		/* a slot with nothing open goes: one per (pid, mm) would add up */
+		mmslot_release(an, t, get_hex(pl, "mm", NULL), !ev->custom);
+		break;
+	default:
+		break;
+	}
+	task_settle_idle(an, t);
 }
 
 void analysis_malformed(struct analysis *an)
@@ -1284,21 +1707,36 @@ struct analysis *analysis_new(const struct analysis_opts *opts)
 	struct analysis *an = xcalloc(1, sizeof(*an));
 
 	an->opts = *opts;
+	an->seed = hash_seed();
 	an->lc = lifecycle_new();
 	return an;
 }
 
+/* The items of @h, copied: the caller may change the table while walking them. */
+static void **htab_items(const struct htab *h, size_t *n)
+{
+	void **v = xcalloc(h->nr + 1, sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < h->cap; i++)
+		if (h->e[i].item)
+			v[(*n)++] = h->e[i].item;
+	return v;
+}
+
 void analysis_finish(struct analysis *an)
 {
-	size_t i;
-	int j;
+	void **items;
+	size_t i, n;
 
 	stack_flush(an);
-	for (i = 0; i < an->tasks_cap; i++) {
-		struct task *t = an->tasks[i];
+	an->finishing = 1;	/* no task is forgotten while they are walked */
+	items = htab_items(&an->tasks, &n);
+	for (i = 0; i < n; i++) {
+		struct task *t = items[i];
 
-		if (!t)
-			continue;
+		settle_task(an, t);
 		if (t->fw) {
 			anomaly(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
 			drop_fault_wait(an, t);
@@ -1322,28 +1760,35 @@ void analysis_finish(struct analysis *an)
 			call_put(t->vwrite);
 			t->vwrite = NULL;
 		}
-		for (j = 0; j < t->nr_mms + t->nr_stock_mms; j++) {
-			struct mmslot *s = j < t->nr_mms ? &t->mms[j] : &t->stock_mms[j - t->nr_mms];
-
-			if (s->wait) {
-				anomaly(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
-				ival_free(an, s->wait);
-				s->wait = NULL;
-			}
-			if (s->hold) {
-				anomaly(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
-				ival_free(an, s->hold);
-				s->hold = NULL;
-			}
-			if (s->acq)
-				drop_acq(an, s);
-		}
 	}
+	free(items);
+	items = htab_items(&an->mmslots, &n);
+	for (i = 0; i < n; i++) {
+		struct mmslot *s = items[i];
+		struct task *t = task_find(an, s->pid);
+
+		if (t)
+			settle_mmslot(an, t, s);
+		if (s->wait) {
+			anomaly(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
+			ival_free(an, s->wait);
+			s->wait = NULL;
+		}
+		if (s->hold) {
+			anomaly(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
+			ival_free(an, s->hold);
+			s->hold = NULL;
+		}
+		if (s->acq)
+			drop_acq(an, s);
+	}
+	free(items);
 }
 
 void analysis_free(struct analysis *an)
 {
-	size_t i;
+	void **items;
+	size_t i, n;
 	int l;
 
 	if (!an)
@@ -1352,15 +1797,33 @@ void analysis_free(struct analysis *an)
 	for (l = 0; l < L_NR; l++)
 		while (an->lists[l].head)
 			ival_free(an, an->lists[l].head);
-	for (i = 0; i < an->tasks_cap; i++) {
-		if (!an->tasks[i])
-			continue;
-		stack_target_put(an->tasks[i]);
-		free(an->tasks[i]->mms);
-		free(an->tasks[i]->stock_mms);
-		free(an->tasks[i]);
+	items = htab_items(&an->mmslots, &n);
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	htab_release(&an->mmslots);
+	items = htab_items(&an->tasks, &n);
+	for (i = 0; i < n; i++) {
+		struct task *t = items[i];
+
+		stack_target_put(t);
+		free(t->pending_stack);
+		free(t);
 	}
-	free(an->tasks);
+	free(items);
+	htab_release(&an->tasks);
+	items = htab_items(&an->pidstats, &n);
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	htab_release(&an->pidstats);
+	items = htab_items(&an->epochs, &n);
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	htab_release(&an->epochs);
+	htab_release(&an->buckets);	/* emptied with the lists */
+	htab_release(&an->caller_index);
 	free(an->callers);
 	lifecycle_free(an->lc);
 	free(an->top);

@@ -54,7 +54,8 @@ static void usage(FILE *out)
 "\n"
 "Exit: 0 written; 2 usage; 3 input missing, unreadable or without any trace\n"
 "line; 4 written but an input was damaged (malformed lines, truncated chunk);\n"
-"7 output not written.\n");
+"7 output not written; 9 out of memory (an input with more open intervals\n"
+"than memory holds).\n");
 }
 
 static void add_error(struct analyze_ctx *ctx, const char *file, unsigned long line,

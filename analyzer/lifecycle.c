@@ -4,6 +4,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "htab.h"
 #include "lifecycle.h"
 #include "util.h"
 
@@ -56,8 +57,10 @@ struct refault {
 };
 
 struct lifecycle {
-	struct tg	*tgs;
+	struct tg	**tgs;		/* in the order first seen */
 	int		nr_tgs, dropped_tgs;
+	struct htab	index;		/* tgid -> struct tg */
+	uint64_t	seed;
 	struct refault	*rf;		/* open addressing, capped */
 	size_t		nr_rf;
 	int		rf_full;
@@ -68,33 +71,46 @@ struct lifecycle *lifecycle_new(void)
 	struct lifecycle *lc = xcalloc(1, sizeof(*lc));
 
 	lc->rf = xcalloc(MAX_REFAULTS, sizeof(*lc->rf));
+	lc->seed = hash_seed();
 	return lc;
 }
 
 void lifecycle_free(struct lifecycle *lc)
 {
+	int i;
+
 	if (!lc)
 		return;
+	for (i = 0; i < lc->nr_tgs; i++)
+		free(lc->tgs[i]);
 	free(lc->tgs);
+	htab_release(&lc->index);
 	free(lc->rf);
 	free(lc);
 }
 
+static int tg_eq(const void *item, const void *key)
+{
+	return ((const struct tg *)item)->tgid == *(const int *)key;
+}
+
 static struct tg *tg_get(struct lifecycle *lc, int tgid)
 {
-	int i;
+	uint64_t h = hash_mix(lc->seed, (uint64_t)tgid);
+	struct tg *t = htab_find(&lc->index, h, tg_eq, &tgid);
 
-	for (i = 0; i < lc->nr_tgs; i++)
-		if (lc->tgs[i].tgid == tgid)
-			return &lc->tgs[i];
+	if (t)
+		return t;
 	if (lc->nr_tgs == MAX_TGIDS) {
 		lc->dropped_tgs++;
 		return NULL;
 	}
+	t = xcalloc(1, sizeof(*t));
+	t->tgid = tgid;
 	lc->tgs = xrealloc(lc->tgs, (size_t)(lc->nr_tgs + 1) * sizeof(*lc->tgs));
-	memset(&lc->tgs[lc->nr_tgs], 0, sizeof(*lc->tgs));
-	lc->tgs[lc->nr_tgs].tgid = tgid;
-	return &lc->tgs[lc->nr_tgs++];
+	lc->tgs[lc->nr_tgs++] = t;
+	htab_add(&lc->index, h, t);
+	return t;
 }
 
 void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind kind)
@@ -178,7 +194,7 @@ json_object *lifecycle_json(const struct lifecycle *lc)
 	int i, k;
 
 	for (i = 0; i < lc->nr_tgs; i++) {
-		const struct tg *t = &lc->tgs[i];
+		const struct tg *t = lc->tgs[i];
 		uint64_t span = t->last - t->first, cut1 = span / 5, cut2 = span - span / 5;
 		json_object *o = json_object_new_object(), *tot = json_object_new_object();
 

@@ -259,46 +259,76 @@ static json_object *contention_callers(struct analysis *an)
 	return arr;
 }
 
-static int cmp_tasks(const void *a, const void *b)
-{
-	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+struct wait_row {
+	const struct pidstat	*ps;
+	int			kind;
+};
 
-	return (x->pid > y->pid) - (x->pid < y->pid);
+static int cmp_rows_pid(const void *a, const void *b)
+{
+	const struct wait_row *x = a, *y = b;
+
+	if (x->ps->pid != y->ps->pid)
+		return (x->ps->pid > y->ps->pid) - (x->ps->pid < y->ps->pid);
+	return x->kind - y->kind;
 }
 
-static json_object *waits_by_pid(struct analysis *an)
+/* The longest waits first (ties: the lower pid), to keep MAX_WAIT_ROWS of them. */
+static int cmp_rows_max(const void *a, const void *b)
+{
+	const struct wait_row *x = a, *y = b;
+	uint64_t mx = x->ps->ws[x->kind].max_ns, my = y->ps->ws[y->kind].max_ns;
+
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	return cmp_rows_pid(a, b);
+}
+
+/*
+ * Waits per pid and kind, by pid.  Beyond MAX_WAIT_ROWS rows only those with
+ * the longest waits are listed and waits_by_pid_omitted says how many were
+ * not (with the waits of pids beyond MAX_PIDSTATS, which were only counted).
+ */
+static json_object *waits_by_pid(struct analysis *an, uint64_t *omitted)
 {
 	static const char *const kinds[WAIT_NR] = { "fault", "vma", "mmap" };
 	json_object *arr = json_object_new_array();
-	struct task **ts = xcalloc(an->nr_tasks + 1, sizeof(*ts));
+	struct wait_row *rows;
 	size_t i, n = 0;
 	int k;
 
-	for (i = 0; i < an->tasks_cap; i++)
-		if (an->tasks[i])
-			ts[n++] = an->tasks[i];
-	qsort(ts, n, sizeof(*ts), cmp_tasks);
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < WAIT_NR; k++) {
-			const struct waitstat *w = &ts[i]->ws[k];
-			json_object *o;
+	rows = xcalloc(an->pidstats.nr * WAIT_NR + 1, sizeof(*rows));
+	for (i = 0; i < an->pidstats.cap; i++) {
+		const struct pidstat *ps = an->pidstats.e[i].item;
 
-			if (!w->count)
-				continue;
-			o = json_object_new_object();
-			add(o, "pid", json_object_new_int(ts[i]->pid));
-			add(o, "tgid", ts[i]->tgid >= 0 ? json_object_new_int(ts[i]->tgid) : NULL);
-			add(o, "comm", json_object_new_string(ts[i]->comm));
-			add(o, "kind", json_object_new_string(kinds[k]));
-			add(o, "count", jint(w->count));
-			add(o, "mean_us", jint(w->sum_ns / w->count / 1000));
-			add(o, "max_us", jus(w->max_ns));
-			add(o, "over_1ms", jint(w->over_1ms));
-			add(o, "over_10ms", jint(w->over_10ms));
-			json_object_array_add(arr, o);
-		}
+		for (k = 0; ps && k < WAIT_NR; k++)
+			if (ps->ws[k].count)
+				rows[n++] = (struct wait_row){ ps, k };
 	}
-	free(ts);
+	*omitted = an->pidstat_omitted;
+	if (n > MAX_WAIT_ROWS) {
+		qsort(rows, n, sizeof(*rows), cmp_rows_max);
+		*omitted += n - MAX_WAIT_ROWS;
+		n = MAX_WAIT_ROWS;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_rows_pid);
+	for (i = 0; i < n; i++) {
+		const struct pidstat *ps = rows[i].ps;
+		const struct waitstat *w = &ps->ws[rows[i].kind];
+		json_object *o = json_object_new_object();
+
+		add(o, "pid", json_object_new_int(ps->pid));
+		add(o, "tgid", ps->tgid >= 0 ? json_object_new_int(ps->tgid) : NULL);
+		add(o, "comm", json_object_new_string(ps->comm));
+		add(o, "kind", json_object_new_string(kinds[rows[i].kind]));
+		add(o, "count", jint(w->count));
+		add(o, "mean_us", jint(w->sum_ns / w->count / 1000));
+		add(o, "max_us", jus(w->max_ns));
+		add(o, "over_1ms", jint(w->over_1ms));
+		add(o, "over_10ms", jint(w->over_10ms));
+		json_object_array_add(arr, o);
+	}
+	free(rows);
 	return arr;
 }
 
@@ -611,7 +641,13 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "by_caller", contention_callers(an));
 	add(root, "contention", o);
 
-	add(root, "waits_by_pid", waits_by_pid(an));
+	{
+		uint64_t omitted;
+
+		add(root, "waits_by_pid", waits_by_pid(an, &omitted));
+		if (omitted)
+			add(root, "waits_by_pid_omitted", jint(omitted));
+	}
 	add(root, "lifecycle", lifecycle_json(an->lc));
 	add(root, "refault_candidates", refaults_json(an->lc));
 	add(root, "anomalies", anomalies(an));

@@ -178,6 +178,64 @@ static int find_tgid(const struct tgid_map *m, int pid)
 }
 
 /*
+ * The capture's formats, parsed with libtraceevent alone.
+ * tracefs_local_events() would also read this machine's /proc/kallsyms
+ * (5 MB of strings per call, and symbols of the wrong kernel for a capture
+ * that came from a phone).  NULL when there is no header_page.
+ */
+static struct tep_handle *load_formats(const char *tdir)
+{
+	struct tep_handle *tep;
+	struct dirent *sd, *ed;
+	char *path, *buf;
+	size_t len;
+	DIR *sys, *evs;
+
+	path = xasprintf("%s/events/header_page", tdir);
+	buf = infile_read(AT_FDCWD, path, MAX_FORMAT_FILE, &len, INFILE_REGULAR);
+	free(path);
+	if (!buf)
+		return NULL;
+	tep = tep_alloc();
+	if (!tep) {
+		free(buf);
+		return NULL;
+	}
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_page_size(tep, getpagesize());
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_parse_header_page(tep, buf, len, (int)sizeof(long));
+	free(buf);
+	path = xasprintf("%s/events", tdir);
+	sys = opendir(path);
+	free(path);
+	while (sys && (sd = readdir(sys))) {
+		if (sd->d_name[0] == '.' || !strcmp(sd->d_name, "header_page") ||
+		    !strcmp(sd->d_name, "header_event"))
+			continue;
+		path = xasprintf("%s/events/%s", tdir, sd->d_name);
+		evs = opendir(path);
+		free(path);
+		while (evs && (ed = readdir(evs))) {
+			if (ed->d_name[0] == '.')
+				continue;
+			path = xasprintf("%s/events/%s/%s/format", tdir, sd->d_name, ed->d_name);
+			buf = infile_read(AT_FDCWD, path, MAX_FORMAT_FILE, &len, INFILE_REGULAR);
+			free(path);
+			if (buf)
+				tep_parse_event(tep, buf, len, sd->d_name);	/* a bad one is left out */
+			free(buf);
+		}
+		if (evs)
+			closedir(evs);
+	}
+	if (sys)
+		closedir(sys);
+	return tep;
+}
+
+/*
  * Page buffers are followed by this many zero bytes: a corrupt event header
  * or __data_loc field (16-bit offset and length) then reads zeros, never
  * past the allocation.
@@ -329,7 +387,7 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		free(path);
 		return -1;
 	}
-	tep = tracefs_local_events(path);
+	tep = load_formats(path);
 	free(path);
 	if (!tep) {
 		errno = ENOENT;

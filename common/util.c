@@ -10,6 +10,12 @@
 #include "util.h"
 
 static const char *prog = "mmlock";
+static int quiet;
+
+void util_set_quiet(int on)
+{
+	quiet = on;
+}
 
 void util_set_prog(const char *name)
 {
@@ -23,6 +29,8 @@ const char *util_prog(void)
 
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
+	if (quiet)
+		return;
 	fprintf(stderr, "%s: %s", prog, level);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -57,8 +65,9 @@ void pr_info(const char *fmt, ...)
 
 static void oom(size_t size)
 {
-	fprintf(stderr, "%s: out of memory allocating %zu bytes\n", prog, size);
-	exit(MMLOCK_EXIT_FAILURE);
+	fprintf(stderr, "%s: out of memory allocating %zu bytes (exit %d)\n", prog, size,
+		MMLOCK_EXIT_NOMEM);
+	exit(MMLOCK_EXIT_NOMEM);
 }
 
 void *xmalloc(size_t size)

@@ -19,6 +19,7 @@ enum mmlock_exit {
 	MMLOCK_EXIT_KERNEL	= 6,	/* the kernel rejected a setting (event, filter) */
 	MMLOCK_EXIT_OUTPUT	= 7,	/* cannot write the output (disk full, bad path) */
 	MMLOCK_EXIT_CHILD	= 8,	/* the workload command failed to start or crashed */
+	MMLOCK_EXIT_NOMEM	= 9,	/* out of memory: the input needs more than there is */
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -26,12 +27,18 @@ enum mmlock_exit {
 /* The subcommand name errors are prefixed with ("mmlock analyze: ..."). */
 void util_set_prog(const char *name);
 const char *util_prog(void);
+/* Silence pr_err/pr_warn/pr_info (a fuzzer calls the commands millions of times). */
+void util_set_quiet(int on);
 
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Allocation failures in the tool layer end the program with a message. */
+/*
+ * Allocation failures in the tool layer end the program with a message and
+ * MMLOCK_EXIT_NOMEM (memory follows open intervals, so a hostile input can
+ * still ask for more than there is; that is never a plain failure, exit 1).
+ */
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
