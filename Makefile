@@ -181,4 +181,4 @@ clean:
 	$(Q)rm -rf $(O)
 
 .PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints
--include $(LIB_OBJS:.o=.d) $(O)/mmlock.d
+-include $(LIB_OBJS:.o=.d) $(O)/mmlock.d $(UNIT_SRCS:%.c=$(O)/%.d) $(TOOL_SRCS:%.c=$(O)/%.d)

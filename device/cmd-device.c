@@ -30,6 +30,7 @@
 #include "mmlock.h"
 #include "mmlock_events.h"
 #include "util.h"
+#include "workloads/run.h"
 #include "workloads/workload.h"
 
 static const char agent_text[] =
@@ -37,17 +38,6 @@ static const char agent_text[] =
 	;
 
 #define END_MARKER	"mmlock-device-end "
-
-struct policy {
-	const char	*name;
-	int		no_retry, retry_vma_lock;
-};
-
-static const struct policy policies[] = {
-	{ "stock",	0, 0 },
-	{ "no-retry",	1, 0 },
-	{ "retry-vma",	0, 1 },
-};
 
 struct dev_opts {
 	const char	*serial, *ssh, *base, *outdir, *name, *kernel, *duration, *files,
@@ -778,57 +768,6 @@ static int restore(struct session *s)
 	return rc;
 }
 
-static void merge_summary(const char *summary, const char *report, const struct policy *p,
-			  json_object *dev, json_object *row)
-{
-	json_object *sum = json_object_from_file(summary), *rep = NULL, *c, *v, *pol;
-	static const char *const keys[] = {
-		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
-	};
-
-	if (!sum) {
-		json_object_object_add(row, "skipped", json_object_new_string("unreadable summary"));
-		return;
-	}
-	if (access(report, R_OK) == 0)
-		rep = json_object_from_file(report);
-	json_object_object_add(sum, "workload_report", rep);
-	pol = json_object_new_object();
-	json_object_object_add(pol, "name", json_object_new_string(p->name));
-	json_object_object_add(pol, "filemap_fault_no_retry", json_object_new_int(p->no_retry));
-	json_object_object_add(pol, "fault_retry_vma_lock", json_object_new_int(p->retry_vma_lock));
-	json_object_object_add(sum, "policy", pol);
-	/*
-	 * The device's own counters can know of losses the stream cannot show
-	 * (a text stream has LOST lines only for overwritten pages): the larger
-	 * number is the capture's.
-	 */
-	if (dev && json_object_object_get_ex(dev, "lost_events", &v) &&
-	    json_object_object_get_ex(sum, "capture", &c)) {
-		json_object *cur;
-		int64_t d = json_object_get_int64(v);
-
-		if (json_object_object_get_ex(c, "lost_events", &cur) && cur &&
-		    json_object_get_int64(cur) < d)
-			json_object_object_add(c, "lost_events", json_object_new_int64(d));
-	}
-	if (json_object_to_file_ext(summary, sum, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE))
-		pr_err("%s: cannot write: %s", summary, json_util_get_last_err());
-	if (json_object_object_get_ex(sum, "verdict", &v) &&
-	    json_object_object_get_ex(v, "code", &c))
-		json_object_object_add(row, "verdict", json_object_get(c));
-	if (json_object_object_get_ex(sum, "contention", &c))
-		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
-			if (json_object_object_get_ex(c, keys[k], &v))
-				json_object_object_add(row, keys[k], json_object_get(v));
-	if (json_object_object_get_ex(sum, "capture", &c) &&
-	    json_object_object_get_ex(c, "lost_events", &v))
-		json_object_object_add(row, "lost_events", json_object_get(v));
-	json_object_object_add(row, "summary", json_object_new_string(summary));
-	json_object_put(sum);
-}
-
 static char *workload_cmdline(const struct session *s, const char *wl, const char *report)
 {
 	char **argv = NULL, *line, *bin = xasprintf("%s/mmlock", s->o->base);
@@ -1013,7 +952,7 @@ out:
 	return rc;
 }
 
-static void run_one(struct session *s, const char *wl, const struct policy *p,
+static void run_one(struct session *s, const char *wl, const struct run_policy *p,
 		    const char *kernel, json_object *row)
 {
 	const struct dev_opts *o = s->o;
@@ -1091,7 +1030,14 @@ static void run_one(struct session *s, const char *wl, const struct policy *p,
 	if (json_object_to_file_ext(devp, dev, JSON_C_TO_STRING_PRETTY |
 				    JSON_C_TO_STRING_NOSLASHESCAPE))
 		pr_err("%s: cannot write: %s", devp, json_util_get_last_err());
-	merge_summary(summary, report, p, dev, row);
+	{
+		json_object *rep = access(report, R_OK) ? NULL : json_object_from_file(report), *v;
+		int64_t lost = -1;
+
+		if (json_object_object_get_ex(dev, "lost_events", &v))
+			lost = json_object_get_int64(v);
+		run_summary_merge(summary, rep, p, lost, row, &why);
+	}
 out:
 	if (why)
 		json_object_object_add(row, "skipped", json_object_new_string(why));
@@ -1107,51 +1053,15 @@ out:
 	free(devp);
 }
 
-static const char *cell(json_object *r, const char *key, char *buf, size_t len)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(r, key, &v))
-		return "-";
-	if (!v)
-		return "null";
-	snprintf(buf, len, "%s", json_object_get_string(v));
-	return buf;
-}
-
-static void print_table(FILE *f, json_object *rows)
-{
-	size_t i, n = json_object_array_length(rows);
-	char b[8][64];
-
-	fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n", "workload", "policy", "verdict",
-		"A", "B", "C", "C_us", "lost");
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *sk;
-
-		if (json_object_object_get_ex(r, "skipped", &sk)) {
-			fprintf(f, "%-16s %-10s skipped: %s\n", cell(r, "workload", b[0], 64),
-				cell(r, "policy", b[1], 64), json_object_get_string(sk));
-			continue;
-		}
-		fprintf(f, "%-16s %-10s %-30s %6s %6s %6s %10s %6s\n",
-			cell(r, "workload", b[0], 64), cell(r, "policy", b[1], 64),
-			cell(r, "verdict", b[2], 64), cell(r, "type_a_count", b[3], 64),
-			cell(r, "type_b_count", b[4], 64), cell(r, "type_c_count", b[5], 64),
-			cell(r, "type_c_score_us", b[6], 64), cell(r, "lost_events", b[7], 64));
-	}
-}
-
 static int do_run(struct session *s, char **wls, int nr)
 {
 	const struct dev_opts *o = s->o;
 	const char *mach = probe_get(&s->probe, "machine"), *rel = probe_get(&s->probe, "release");
 	const char *kernel = o->kernel ? o->kernel : rel ? rel : "unknown";
-	char *bin = NULL, *remote, *outdir, *path;
+	char *bin = NULL, *remote, *outdir, *header;
 	json_object *rows;
 	int i, failed = 0;
 	size_t p;
-	FILE *f;
 
 	if (s->t.root == ROOT_NONE) {
 		pr_err("no root on the device: 'mmlock device check' says how to get it");
@@ -1195,18 +1105,21 @@ static int do_run(struct session *s, char **wls, int nr)
 	}
 	rows = json_object_new_array();
 	for (i = 0; i < nr && !interrupted; i++) {
-		for (p = 0; p < ARRAY_SIZE(policies) && !interrupted; p++) {
+		size_t first = json_object_array_length(rows);
+
+		for (p = 0; p < RUN_NR_POLICIES && !interrupted; p++) {
 			json_object *r, *sk;
 
 			if (!(o->policy_mask & (1 << p)))
 				continue;
 			r = json_object_new_object();
-			run_one(s, wls[i], &policies[p], kernel, r);
+			run_one(s, wls[i], &run_policies[p], kernel, r);
 			if (json_object_object_get_ex(r, "skipped", &sk) &&
 			    !strstr(json_object_get_string(sk), "not patched"))
 				failed++;
 			json_object_array_add(rows, r);
 		}
+		run_rows_compare_stock(rows, first);
 	}
 	/* every exit: sysctls back, instances gone (a fresh connection if need be) */
 	{
@@ -1216,24 +1129,18 @@ static int do_run(struct session *s, char **wls, int nr)
 		sigaction(SIGINT, &ign, NULL);
 		restore(s);
 	}
-	print_table(stdout, rows);
-	path = xasprintf("%s/verdicts.txt", outdir);
-	f = fopen(path, "w");
-	if (f) {
-		print_table(f, rows);
-		fclose(f);
-	}
-	free(path);
-	path = xasprintf("%s/verdicts.json", outdir);
-	if (json_object_to_file_ext(path, rows, JSON_C_TO_STRING_PRETTY |
-				    JSON_C_TO_STRING_NOSLASHESCAPE))
-		pr_err("%s: cannot write: %s", path, json_util_get_last_err());
-	free(path);
+	header = xasprintf("device %s (%s), kernel %s, %s-side capture", s->t.label,
+			   s->t.kind == TRANSPORT_ADB ? "adb" : "ssh", kernel,
+			   o->device_capture ? "device" : "host");
+	run_table_print(stdout, rows, header);
+	if (run_table_write(outdir, rows, header))
+		pr_err("%s/verdicts.txt: cannot write: %s", outdir, strerror(errno));
+	free(header);
 	if (!interrupted) {
 		/* the compare table over every summary of this device */
+		char *path = xasprintf("%s/compare.txt", outdir);
 		int fd;
 
-		path = xasprintf("%s/compare.txt", outdir);
 		unlink(path);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0) {
@@ -1342,26 +1249,13 @@ int cmd_device(int argc, char **argv)
 			case 's': o.serial = optarg; break;
 			case 'S': o.ssh = optarg; break;
 			case 'B': o.base = optarg; break;
-			case 'P': {
-				char *copy = xstrdup(optarg), *tok, *save = NULL;
-				size_t p;
-
-				o.policy_mask = 0;
-				for (tok = strtok_r(copy, ",", &save); tok;
-				     tok = strtok_r(NULL, ",", &save)) {
-					for (p = 0; p < ARRAY_SIZE(policies); p++)
-						if (!strcmp(tok, policies[p].name))
-							break;
-					if (p == ARRAY_SIZE(policies)) {
-						pr_err("--policy: '%s' is not stock, no-retry or retry-vma", tok);
-						free(copy);
-						return MMLOCK_EXIT_USAGE;
-					}
-					o.policy_mask |= 1 << p;
+			case 'P':
+				if (run_policy_mask_parse(optarg, &o.policy_mask)) {
+					pr_err("--policy '%s': expected stock, no-retry, retry-vma, "
+					       "comma-separated", optarg);
+					return MMLOCK_EXIT_USAGE;
 				}
-				free(copy);
 				break;
-			}
 			case 'c':
 				if (strcmp(optarg, "host") && strcmp(optarg, "device")) {
 					pr_err("--capture '%s': expected host or device", optarg);
