@@ -42,6 +42,7 @@ struct call {
 	unsigned long	vm_start, vm_end, ino;
 	char		dev[24];
 	char		caller[CALLER_LEN];
+	int		caller_idx;		/* its caller_stat + 1, 0: not looked up */
 	char		stack[STACK_LEN];
 };
 
@@ -167,8 +168,18 @@ enum sweep_list { L_OPEN_FW, L_CLOSED_FW, L_OPEN_VW, L_CLOSED_VW,
 #define MAX_IDLE_TASKS	65536	/* tasks with nothing open kept for their next event */
 #define MAX_WAIT_ROWS	4096	/* waits_by_pid rows in the summary (the longest waits) */
 
+/* A free list of fixed-size objects carved from blocks (analysis.c). */
+struct slab {
+	void		*free;
+	char		*next;
+	size_t		left;
+	void		**blocks;
+	size_t		nr_blocks;
+};
+
 struct analysis {
 	struct analysis_opts	opts;
+	struct slab		ival_slab, mmslot_slab;
 	uint64_t		seed;		/* of every hash */
 	struct htab		tasks;		/* by pid */
 	size_t			nr_tasks;

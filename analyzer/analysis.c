@@ -187,6 +187,66 @@ static struct caller_stat *caller_stat(struct analysis *an, const char *caller)
 	return cs;
 }
 
+/*
+ * The caller stats of a call's writer, found once per call: pairs and waits
+ * ask again and again.  The index stays valid until the summary sorts the
+ * array.
+ */
+static struct caller_stat *call_caller(struct analysis *an, struct call *c)
+{
+	struct caller_stat *cs;
+
+	if (c && c->caller_idx)
+		return &an->callers[c->caller_idx - 1];
+	cs = caller_stat(an, c ? c->caller : NULL);
+	if (c)
+		c->caller_idx = (int)(cs - an->callers) + 1;
+	return cs;
+}
+
+/*
+ * Intervals and mm slots come and go by the million: a free list over
+ * blocks keeps them off malloc's hot path and close together in memory.
+ * Blocks are given back only at the end (the peak is what was open).
+ */
+#define SLAB_BLOCK	256
+
+static void *slab_alloc(struct slab *sl, size_t size)
+{
+	void *p = sl->free;
+
+	if (p) {
+		sl->free = *(void **)p;
+	} else {
+		if (!sl->left) {
+			sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
+			sl->next = sl->blocks[sl->nr_blocks++] = xmalloc(SLAB_BLOCK * size);
+			sl->left = SLAB_BLOCK;
+		}
+		p = sl->next;
+		sl->next += size;
+		sl->left--;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static void slab_free(struct slab *sl, void *p)
+{
+	*(void **)p = sl->free;
+	sl->free = p;
+}
+
+static void slab_release(struct slab *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->nr_blocks; i++)
+		free(sl->blocks[i]);
+	free(sl->blocks);
+	memset(sl, 0, sizeof(*sl));
+}
+
 /* ---- tasks ---------------------------------------------------------------- */
 
 static int task_eq(const void *item, const void *key)
@@ -313,7 +373,7 @@ static struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t m
 		settle_mmslot(an, t, s);
 		return s;
 	}
-	s = xcalloc(1, sizeof(*s));
+	s = slab_alloc(&an->mmslot_slab, sizeof(*s));
 	s->pid = t->pid;
 	s->mm = mm;
 	s->stock = stock;
@@ -332,7 +392,7 @@ static void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int
 	if (!s || s->wait || s->hold || s->acq)
 		return;
 	htab_del(&an->mmslots, h, s);
-	free(s);
+	slab_free(&an->mmslot_slab, s);
 	t->nr_mms--;
 }
 
@@ -375,7 +435,7 @@ static uint64_t cpu_epoch(struct analysis *an, int cpu);
 
 static struct ival *ival_new(struct analysis *an, struct task *t, uint64_t ts, int cpu, int prio)
 {
-	struct ival *iv = xcalloc(1, sizeof(*iv));
+	struct ival *iv = slab_alloc(&an->ival_slab, sizeof(*iv));
 
 	iv->start = ts;
 	iv->task = t;
@@ -432,14 +492,19 @@ static void bucket_key_of(struct bucket_key *k, int list, int kind, const struct
 
 static uint64_t bucket_hash(const struct analysis *an, const struct bucket_key *k)
 {
-	uint64_t h = hash_mix(an->seed, (uint64_t)k->list << 8 | (uint64_t)k->kind);
+	const uint64_t m = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = an->seed ^ ((uint64_t)k->list << 8 | (uint64_t)k->kind);
 
-	h = hash_mix(h, k->mm);
-	h = hash_mix(h, k->vma);
-	h = hash_mix(h, k->vm_start);
-	h = hash_mix(h, k->vm_end);
-	h = hash_mix(h, k->ino);
-	return hash_str(h, k->dev);
+	/* one final mix: a key is hashed for every close */
+	h = (h ^ k->mm) * m;
+	h = (h ^ k->vma) * m;
+	if (k->kind == BK_RANGE_VMA || k->kind == BK_RANGE_NOVMA) {
+		h = (h ^ k->vm_start) * m;
+		h = (h ^ k->vm_end) * m;
+		h = (h ^ k->ino) * m;
+		return hash_str(h, k->dev);
+	}
+	return hash_mix(h, 0);
 }
 
 static int bucket_eq(const void *item, const void *key)
@@ -525,7 +590,7 @@ static void ival_free(struct analysis *an, struct ival *iv)
 	call_put(iv->call);
 	if (iv->task && !--iv->task->refs)
 		task_settle_idle(an, iv->task);
-	free(iv);
+	slab_free(&an->ival_slab, iv);
 }
 
 /* Drop closed intervals that nothing open or future can overlap any more. */
@@ -630,7 +695,7 @@ static int is_type_c(struct analysis *an, int blocked_prio, int blocker_prio)
 static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 {
 	uint64_t dur = overlap_ns(fw, vw);
-	struct caller_stat *cs = caller_stat(an, vw->call ? vw->call->caller : NULL);
+	struct caller_stat *cs = call_caller(an, vw->call);
 	struct pair_rec p;
 
 	an->a_count++;
@@ -668,7 +733,7 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 {
 	uint64_t dur = overlap_ns(r, m);
-	struct caller_stat *cs = caller_stat(an, m->call->caller);
+	struct caller_stat *cs = call_caller(an, m->call);
 	struct pair_rec p;
 
 	an->b_count++;
@@ -1118,7 +1183,7 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 	ns = iv->end - iv->start;
 	hist_add(&an->vma_wait, ns / 1000);
 	wait_stat(an, t, WAIT_VMA, ns);
-	cs = caller_stat(an, iv->call->caller);
+	cs = call_caller(an, iv->call);
 	cs->waits++;
 	cs->wait_sum_ns += ns;
 	if (ns > cs->wait_max_ns)
@@ -1676,14 +1741,14 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		break;
 	}
 	switch (ev->id) {
-	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
 	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
-	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
 	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
-	case MMLOCK_EV_MMAP_LOCK_START_LOCKING:
 	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
 	case MMLOCK_EV_MMAP_LOCK_RELEASED:
-		/* a slot with nothing open goes: one per (pid, mm) would add up */
+		/*
+		 * A slot with nothing open goes: one per (pid, mm) would add up.
+		 * (A start leaves its slot holding what it opened.)
+		 */
 		mmslot_release(an, t, get_hex(pl, "mm", NULL), !ev->custom);
 		break;
 	default:
@@ -1727,6 +1792,7 @@ static void **htab_items(const struct htab *h, size_t *n)
 
 void analysis_finish(struct analysis *an)
 {
+	struct task *t;
 	void **items;
 	size_t i, n;
 
@@ -1734,8 +1800,7 @@ void analysis_finish(struct analysis *an)
 	an->finishing = 1;	/* no task is forgotten while they are walked */
 	items = htab_items(&an->tasks, &n);
 	for (i = 0; i < n; i++) {
-		struct task *t = items[i];
-
+		t = items[i];
 		settle_task(an, t);
 		if (t->fw) {
 			anomaly(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
@@ -1763,10 +1828,11 @@ void analysis_finish(struct analysis *an)
 	}
 	free(items);
 	items = htab_items(&an->mmslots, &n);
-	for (i = 0; i < n; i++) {
+	for (i = 0, t = NULL; i < n; i++) {
 		struct mmslot *s = items[i];
-		struct task *t = task_find(an, s->pid);
 
+		if (!t || t->pid != s->pid)
+			t = task_find(an, s->pid);
 		if (t)
 			settle_mmslot(an, t, s);
 		if (s->wait) {
@@ -1797,11 +1863,9 @@ void analysis_free(struct analysis *an)
 	for (l = 0; l < L_NR; l++)
 		while (an->lists[l].head)
 			ival_free(an, an->lists[l].head);
-	items = htab_items(&an->mmslots, &n);
-	for (i = 0; i < n; i++)
-		free(items[i]);
-	free(items);
 	htab_release(&an->mmslots);
+	slab_release(&an->mmslot_slab);
+	slab_release(&an->ival_slab);
 	items = htab_items(&an->tasks, &n);
 	for (i = 0; i < n; i++) {
 		struct task *t = items[i];

@@ -365,8 +365,8 @@ int cmd_analyze(int argc, char **argv)
 		/* parse_line() cuts the line with NULs: keep its start for the report */
 		memcpy(head, line, n);
 		head[n] = '\0';
-		memset(&pl, 0, sizeof(pl));
 		if (input_overlong(in)) {
+			memset(&pl, 0, sizeof(pl));
 			/* counted and skipped: a real event is a few hundred bytes */
 			pl.kind = LINE_MALFORMED;
 			snprintf(overlong, sizeof(overlong), "a line of at most %d bytes (this one "
@@ -374,6 +374,7 @@ int cmd_analyze(int argc, char **argv)
 			pl.what = overlong;
 		} else if (memchr(line, '\r', (size_t)len)) {
 			/* CR-only line ends would hide every event after the first */
+			memset(&pl, 0, sizeof(pl));
 			pl.kind = LINE_MALFORMED;
 			pl.what = "a line without a carriage return inside";
 		} else {

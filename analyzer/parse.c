@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "lost.h"
-#include "mmlock_events.h"
 #include "parse.h"
 
 /* How far back a CPU bracket looks: blanks before it, a "(  TGID)" column. */
@@ -178,19 +177,19 @@ static void check_stock(struct parsed_line *out)
 /*
  * Version 1 of the contract prints pid= first, and it then names the task:
  * a value outside the kernel's pid range would be cut silently to an int.
+ * (No other event that prints pid= first, task_newtask say, has one outside
+ * it either.)
  */
 static void check_pid(struct parsed_line *out)
 {
-	const struct mmlock_event *ev;
 	const char *v;
 	char *end;
 	long long n;
 
-	if (out->kind != LINE_EVENT || !(v = parsed_get(out, "pid")))
+	/* version 1 prints it first, and only there does it name the task */
+	if (out->kind != LINE_EVENT || !out->nr_fields || strcmp(out->keys[0], "pid"))
 		return;
-	ev = mmlock_event_find(out->event);
-	if (!ev || !ev->custom)
-		return;	/* another event's pid= is its own business */
+	v = out->vals[0];
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (isdigit((unsigned char)*v) && !*end && !errno && n <= INT_MAX)
@@ -219,7 +218,7 @@ void parse_line(char *line, struct parsed_line *out)
 		out->kind = LINE_HEADER;
 		return;
 	}
-	if (parse_lost(p, out))
+	if (*p == 'C' && parse_lost(p, out))
 		return;
 
 	out->kind = LINE_MALFORMED;
