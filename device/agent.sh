@@ -208,7 +208,9 @@ stream() {
 	echo "$w" > "$i/set_event_pid"
 	stats start "$i"
 	echo 1 > "$i/tracing_on"
-	cat "$i/trace_pipe" &
+	# dd reads with read(2): cat may splice/sendfile, which on 6.x kernels
+	# loses and cuts trace_pipe lines
+	dd if="$i/trace_pipe" bs=65536 2>/dev/null &
 	c=$!
 	echo "$c" >> "$S/pids"
 	echo go > "$gate"
@@ -217,7 +219,9 @@ stream() {
 	rm -f "$gate"
 	echo 0 > "$i/events/enable"
 	echo "mmlock-device-end $$ rc=$rc" > "$i/trace_marker"
-	# the host closes our stdin once it has read the marker
+	# the host closes our stdin once it has read the marker (or, if it never
+	# comes, a while after this line)
+	echo "mmlock-marker $$" >&2
 	read -r ack || :
 	echo 0 > "$i/tracing_on"
 	kill "$c" 2>/dev/null

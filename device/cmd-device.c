@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -554,6 +555,9 @@ static uint64_t stat_sum(json_object *stats, const char *phase, const char *key)
 	return sum;
 }
 
+/* when the agent said it wrote the end marker (mono seconds), 0: not yet */
+static time_t marker_written;
+
 /* stderr lines of the agent: stats into @stats, the rest shown and kept */
 static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, FILE *log)
 {
@@ -565,6 +569,11 @@ static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, 
 		*nl = '\0';
 		if (!strncmp(start, "mmlock-stats ", 13)) {
 			parse_stats_line(start, stats);
+		} else if (!strncmp(start, "mmlock-marker ", 14)) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			marker_written = ts.tv_sec;
 		} else if (*start) {
 			fprintf(stderr, "  device: %s\n", start);
 			if (log)
@@ -589,10 +598,21 @@ static int pump(int out_fd, int err_fd, int rec_fd, int *ack_fd, json_object *st
 	int marker = 0, out_open = 1, err_open = 1;
 	uint64_t bytes = 0, last = 0;
 
+	marker_written = 0;
 	while ((out_open || err_open) && !interrupted) {
 		struct pollfd pf[2] = { { out_open ? out_fd : -1, POLLIN, 0 },
 					{ err_open ? err_fd : -1, POLLIN, 0 } };
+		struct timespec now;
 		ssize_t n;
+
+		/* the marker was written but never came: let the agent finish */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!marker && marker_written && now.tv_sec - marker_written > 15 && *ack_fd >= 0) {
+			pr_err("the device wrote its end marker 15 s ago and it has not arrived; "
+			       "ending the stream");
+			close(*ack_fd);
+			*ack_fd = -1;
+		}
 
 		if (poll(pf, 2, 1000) < 0) {
 			if (errno == EINTR)
