@@ -20,7 +20,7 @@
 enum codec { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD };
 
 #define RAW_SIZE	(256 * 1024)
-#define TEXT_SIZE	(RAW_SIZE * 4)
+#define TEXT_SIZE	RAW_SIZE
 
 struct input {
 	char		**files;

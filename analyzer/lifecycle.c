@@ -63,6 +63,7 @@ struct lifecycle {
 	uint64_t	seed;
 	struct refault	*rf;		/* open addressing, capped */
 	size_t		nr_rf;
+	uint32_t	*rf_used;	/* the slots in use, in the order filled */
 	int		rf_full;
 };
 
@@ -70,7 +71,6 @@ struct lifecycle *lifecycle_new(void)
 {
 	struct lifecycle *lc = xcalloc(1, sizeof(*lc));
 
-	lc->rf = xcalloc(MAX_REFAULTS, sizeof(*lc->rf));
 	lc->seed = hash_seed();
 	return lc;
 }
@@ -86,6 +86,7 @@ void lifecycle_free(struct lifecycle *lc)
 	free(lc->tgs);
 	htab_release(&lc->index);
 	free(lc->rf);
+	free(lc->rf_used);
 	free(lc);
 }
 
@@ -148,6 +149,12 @@ void lifecycle_fault(struct lifecycle *lc, uint64_t mm, unsigned long address, u
 	uint64_t page = address >> 12;
 	size_t i = (size_t)((page * 0x9E3779B97F4A7C15ULL) ^ mm) & (MAX_REFAULTS - 1);
 
+	if (!lc->rf) {
+		/* made at the first fault: most traces analysed are small */
+		lc->rf = xcalloc(MAX_REFAULTS, sizeof(*lc->rf));
+		lc->rf_used = xcalloc(MAX_REFAULTS / 2, sizeof(*lc->rf_used));
+	}
+
 	while (lc->rf[i].count && (lc->rf[i].mm != mm || lc->rf[i].page != page))
 		i = (i + 1) & (MAX_REFAULTS - 1);
 	if (!lc->rf[i].count) {
@@ -155,7 +162,7 @@ void lifecycle_fault(struct lifecycle *lc, uint64_t mm, unsigned long address, u
 			lc->rf_full = 1;
 			return;
 		}
-		lc->nr_rf++;
+		lc->rf_used[lc->nr_rf++] = (uint32_t)i;
 		lc->rf[i].mm = mm;
 		lc->rf[i].page = page;
 		lc->rf[i].windows = 1;
@@ -220,16 +227,30 @@ static int cmp_refault(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 json_object *refaults_json(const struct lifecycle *lc)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
-	const struct refault **top = xcalloc(MAX_REFAULTS, sizeof(*top));
+	const struct refault **top = xcalloc(lc->nr_rf + 1, sizeof(*top));
+	uint32_t *used = xcalloc(lc->nr_rf + 1, sizeof(*used));
 	size_t i, n = 0;
 	char buf[32];
 
-	for (i = 0; i < MAX_REFAULTS; i++)
-		if (lc->rf[i].count && lc->rf[i].windows >= 2)
-			top[n++] = &lc->rf[i];
+	/* the slots in table order, as the whole table used to be walked */
+	if (lc->nr_rf) {
+		memcpy(used, lc->rf_used, lc->nr_rf * sizeof(*used));
+		qsort(used, lc->nr_rf, sizeof(*used), cmp_u32);
+	}
+	for (i = 0; i < lc->nr_rf; i++)
+		if (lc->rf[used[i]].windows >= 2)
+			top[n++] = &lc->rf[used[i]];
+	free(used);
 	qsort(top, n, sizeof(*top), cmp_refault);
 	for (i = 0; i < n && i < 10; i++) {
 		json_object *r = json_object_new_object();
