@@ -97,7 +97,7 @@ static int no_retry_read(void)
 
 	f = filp_open(MMLOCK_SYSCTL_NO_RETRY, O_RDONLY, 0);
 	if (IS_ERR(f)) {
-		struct file *vm = filp_open("/proc/sys/vm/drop_caches", O_RDONLY, 0);
+		struct file *vm = filp_open("/proc/sys/vm/overcommit_memory", O_RDONLY, 0);
 
 		/* /proc/sys/vm is there but not our knob: a stock kernel */
 		if (IS_ERR(vm))

@@ -11,7 +11,9 @@
 # Kernel command line: mmlock.delay_ms=N, mmlock.expect=patched|stock,
 # mmlock.duration=TIME (per workload run, default 4s),
 # mmlock.policies=a,b (default: stock,no-retry,retry-vma where the kernel has
-# the sysctls), mmlock.workloads=a,b (default vma-contention,fork-fault).
+# the sysctls), mmlock.workloads=a,b (default vma-contention,fork-fault),
+# mmlock.samples=N (print N lines of each event of each capture, and the
+# analysis of the module's chunks without their trace.status).
 set -u
 T=/sys/kernel/tracing
 DELAY_MS=50
@@ -19,6 +21,7 @@ EXPECT=patched
 DURATION=4s
 POLICIES=""
 WORKLOADS="vma-contention,fork-fault"
+SAMPLES=0
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mmlock.delay_ms=*) DELAY_MS=${arg#mmlock.delay_ms=} ;;
@@ -26,6 +29,7 @@ for arg in $(cat /proc/cmdline); do
 	mmlock.duration=*) DURATION=${arg#mmlock.duration=} ;;
 	mmlock.policies=*) POLICIES=${arg#mmlock.policies=} ;;
 	mmlock.workloads=*) WORKLOADS=${arg#mmlock.workloads=} ;;
+	mmlock.samples=*) SAMPLES=${arg#mmlock.samples=} ;;
 	esac
 done
 W=/tmp/mmlock-module
@@ -130,6 +134,7 @@ if [ $patched = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- recordings
+state() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
 ready() {	# DIR: the recorder turned tracing on
 	grep -q '"state": *"recording"' "$1/trace.status" 2>/dev/null
 }
@@ -145,14 +150,14 @@ record_run() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	mmlock workload "$wl" -g -q -d "$DURATION" -D /mnt/slow/work --report "$d/workload.json" \
-		"$@" > "$d/tgid" 2> "$d/workload.err" &
-	wpid=$!
+		"$@" > /dev/null 2> "$d/workload.err" &
+	tgid=$!
+	# -g: the workload stops itself (SIGSTOP) once it has a TGID
 	i=0
-	while ! grep -q '^[0-9]' "$d/tgid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	tgid=$(head -n 1 "$d/tgid")
+	while [ "$(state "$tgid")" != T ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	pids=""
 	if [ $patched = 1 ]; then
-		mmlock record -q -z none -e "$(kernel_events)" --tgid "$tgid" -o "$d/kernel" \
+		mmlock record -z none -e "$(kernel_events)" --tgid "$tgid" -o "$d/kernel" \
 			> "$d/kernel.log" 2>&1 &
 		pids="$pids $!"
 	fi
@@ -160,7 +165,7 @@ record_run() {
 		> "$d/module.log" 2>&1 &
 	pids="$pids $!"
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 200 ]; do
 		r=1
 		[ $patched = 1 ] && ! ready "$d/kernel" && r=0
 		ready "$d/module" || r=0
@@ -169,7 +174,17 @@ record_run() {
 		i=$((i + 1))
 	done
 	kill -CONT "$tgid"
-	wait $wpid
+	# the workload's duration plus a generous margin under TCG, then kill it
+	i=0
+	while [ -d /proc/$tgid ] && [ "$(state "$tgid")" != Z ] && [ $i -lt 3000 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ $i -ge 3000 ]; then
+		echo "killed after 300 s" >> "$d/workload.err"
+		kill -9 "$tgid" 2>/dev/null
+	fi
+	wait $tgid
 	echo $? > "$d/rc"
 	sleep 0.5
 	for p in $pids; do kill -INT "$p" 2>/dev/null; done
@@ -188,7 +203,7 @@ near() {
 }
 
 analyse() {	# NAME SOURCE WORKLOAD POLICY: summary at $W/NAME/SOURCE.json
-	mmlock analyze --workload "$3" --kernel "$(uname -r)" -o "$W/$1/$2.json" \
+	mmlock analyze --pretty --workload "$3" --kernel "$(uname -r)" -o "$W/$1/$2.json" \
 		"$W/$1/$2" > "$W/$1/$2.analyze" 2>&1
 	rc=$?
 	s=$W/$1/$2.json
@@ -226,6 +241,18 @@ for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 			continue
 		fi
 		evs=$(cat $W/$n/module/trace-*.txt 2>/dev/null | grep -c ': filemap_fault_begin: ')
+		if [ "$SAMPLES" -gt 0 ]; then	# mmlock.samples=N: N lines of each event, for a person
+			for e in $EVENTS; do
+				for src in module kernel; do
+					grep -h ": ${e#*:}: " $W/$n/$src/trace-*.txt 2>/dev/null | head -n "$SAMPLES" |
+						sed "s/^/sample $src: /" | while IFS= read -r l; do say "# $l"; done
+				done
+			done
+			mkdir -p $W/$n/bare
+			cp $W/$n/module/trace-*.txt $W/$n/bare/ 2>/dev/null
+			mmlock analyze --pretty -o $W/$n/bare.json $W/$n/bare/trace-*.txt >/dev/null 2>&1
+			say "# verdict module-bare $wl $pol $(jget $W/$n/bare.json code) $(jget $W/$n/bare.json type_a_count) $(jget $W/$n/bare.json type_b_count) $(jget $W/$n/bare.json type_c_count)"
+		fi
 		if analyse "$n" module "$wl" "$pol" && [ "$evs" -gt 0 ]; then
 			ok "$n: the module's capture analyses ($evs filemap_fault_begin)"
 		else
@@ -290,6 +317,28 @@ if out=$(insmod $KO 2>&1) && rmmod mmlock_probe 2>&1; then
 	ok "unload: loads and unloads again"
 else
 	notok "unload: loads and unloads again" "$out"
+fi
+
+# ---------------------------------------------------------------- mmlock run
+# On a stock kernel `mmlock run` loads the module itself, records from it and
+# unloads it at the end.
+if [ $patched = 0 ]; then
+	out=$(mmlock run --module $KO -P stock -d 2s -D /mnt/slow/work -o $W/run vma-contention 2>&1)
+	rc=$?
+	diag "$(echo "$out" | grep -i 'events\|verdict' | head -n 4)"
+	if [ $rc -eq 0 ] && echo "$out" | grep -q 'events from mmlock_probe.ko (loaded from'; then
+		ok "mmlock run: loads mmlock_probe.ko on a stock kernel and says so"
+	else
+		notok "mmlock run: loads mmlock_probe.ko on a stock kernel and says so (exit $rc)" "$(echo "$out" | tail -n 10)"
+	fi
+	check "mmlock run: unloads it at the end" sh -c '! grep -q "^mmlock_probe " /proc/modules'
+	s=$W/run/vma-contention/stock/summary.json
+	tb=$(jget $s type_b_count)
+	if [ -s $s ] && [ -n "$tb" ] && [ "$tb" != null ]; then
+		ok "mmlock run: its summary measured Type-B from the module's events ($tb)"
+	else
+		notok "mmlock run: its summary measured Type-B from the module's events" "type_b_count=$tb"
+	fi
 fi
 
 if [ -r /proc/lockdep_stats ]; then
