@@ -15,6 +15,8 @@
 #include "util.h"
 
 #define SKIM_BUF	(64 * 1024)
+/* A status lists a chunk in 200 bytes: 256 MiB is a million chunks. */
+#define SKIM_MAX_TEXT	(256 * 1024 * 1024)
 #define KEY_MAX		128
 
 enum skim_state {
@@ -212,6 +214,7 @@ struct json_object *json_skim_fd(int fd, const char *const *keys, size_t max_val
 {
 	struct skim sk = { .state = S_START, .max_value = max_value };
 	char *buf = xmalloc(SKIM_BUF);
+	size_t total = 0;
 	ssize_t n;
 
 	*err = NULL;
@@ -221,6 +224,11 @@ struct json_object *json_skim_fd(int fd, const char *const *keys, size_t max_val
 	while (sk.state != S_DONE) {
 		ssize_t i;
 
+		if (total > SKIM_MAX_TEXT) {
+			*err = xasprintf("larger than %d MiB: not what it claims to be",
+					 SKIM_MAX_TEXT >> 20);
+			goto fail;
+		}
 		n = read(fd, buf, SKIM_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -233,6 +241,7 @@ struct json_object *json_skim_fd(int fd, const char *const *keys, size_t max_val
 					 "the JSON object is not closed (cut short?)");
 			goto fail;
 		}
+		total += (size_t)n;
 		for (i = 0; i < n && sk.state != S_DONE; i++) {
 			if (step(&sk, keys, buf[i])) {
 				*err = xasprintf("not a JSON object (unexpected '%c')",

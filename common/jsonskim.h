@@ -23,7 +23,8 @@ struct json_object;
  *	named in *@skipped
  * @skipped: set to a malloc'ed, comma-separated list of the keys left out
  *	for their size, or NULL (may be NULL itself)
- * @err: set to a malloc'ed message when the text is not a JSON object
+ * @err: set to a malloc'ed message when the text is not a JSON object, or
+ *	when it runs past 256 MiB (a status that big is no status)
  *
  * Return: a new object holding the wanted keys that were present and
  * parsed (json_object_put() it), or NULL with *@err set.
