@@ -55,14 +55,35 @@ void htab_add(struct htab *h, uint64_t hash, void *item);
  */
 int htab_del(struct htab *h, uint64_t hash, const void *item);
 
-/* Free the table (not the items). */
+/**
+ * htab_release() - free the table (not the items); it is empty and usable after
+ * @h: the table
+ */
 void htab_release(struct htab *h);
 
-/* A random seed for one run's hashes. */
+/**
+ * hash_seed() - a random seed for one run's hashes (getrandom, else the clock)
+ *
+ * Return: the seed.
+ */
 uint64_t hash_seed(void);
-/* Mix @v into @h (splitmix64 finaliser). */
+
+/**
+ * hash_mix() - mix @v into @h (splitmix64's finaliser)
+ * @h: the hash so far (start with a seed)
+ * @v: the value
+ *
+ * Return: the new hash.
+ */
 uint64_t hash_mix(uint64_t h, uint64_t v);
-/* Mix the bytes of @s into @h. */
+
+/**
+ * hash_str() - mix the bytes of @s into @h
+ * @h: the hash so far
+ * @s: a NUL-terminated string
+ *
+ * Return: the new hash.
+ */
 uint64_t hash_str(uint64_t h, const char *s);
 
 #endif /* MMLOCK_HTAB_H */
