@@ -38,9 +38,9 @@ dev_kernel() {
 	[ -s "$dir/Image" ] && echo "$dir/Image"
 }
 
-# arm64 userland for the guest: mmlock (static), dmdelay, su, busybox and
-# dropbear with its libraries (Debian arm64 packages, fetched once with
-# apt-get download into $DSTATE/debs).
+# arm64 userland for the guest: mmlock (static), dmdelay, su, adbd, busybox,
+# mksh and dropbear with its libraries (Debian arm64 packages, fetched once
+# with apt-get download into $DSTATE/debs).
 dev_build() {
 	local deb
 	mkdir -p "$DSTATE/bin" "$DSTATE/debs"
@@ -52,7 +52,7 @@ dev_build() {
 		-o "$DSTATE/bin/su" "$top/tests/device/guest-su.c" || return 1
 	aarch64-linux-gnu-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static \
 		-o "$DSTATE/bin/adbd" "$top/tests/device/adbd.c" || return 1
-	for deb in busybox-static dropbear-bin; do
+	for deb in busybox-static dropbear-bin mksh; do
 		ls "$DSTATE/debs/${deb}_"*_arm64.deb >/dev/null 2>&1 && continue
 		(cd "$DSTATE/debs" && chmod 777 . && apt-get download -q "$deb:arm64" >/dev/null 2>&1) || {
 			echo "cannot fetch $deb:arm64 (apt-get download)" >&2; return 1; }
@@ -83,6 +83,10 @@ dev_rootfs() {
 	[ -n "${DKEEP:-}" ] || rm -rf "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/sbin,lib,etc,root/.ssh,home/shell/.ssh,dev,proc,sys,tmp}
 	cp "$x/bin/busybox" "$stage/bin/busybox"
+	# the shell is mksh (static, musl), as on Android: busybox's sh would run
+	# its own su applet instead of /bin/su
+	cp "$x/usr/lib/aarch64-linux-musl/bin/mksh" "$stage/bin/mksh"
+	ln -s mksh "$stage/bin/sh"
 	cp "$x/usr/sbin/dropbear" "$stage/usr/sbin/dropbear"
 	cp /lib/ld-linux-aarch64.so.1 "$stage/lib/" 2>/dev/null ||
 		cp -L /usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1 "$stage/lib/"
