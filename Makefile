@@ -21,7 +21,11 @@ MAKEFLAGS += --no-builtin-rules
 
 V	?= 0
 SAN	?= 0
-ARCH	?=
+# Only `make ARCH=...` on the command line cross-builds: kernel developers
+# often have ARCH exported for their kernel trees.
+ifneq ($(origin ARCH),command line)
+  ARCH :=
+endif
 
 # A cross build (make ARCH=arm64) gets its own folder and static binaries
 # (a phone has no libtracefs); the native build stays as it was.
