@@ -174,34 +174,6 @@ struct run_opts {
 	int		policy_mask;
 };
 
-static void add_split(char ***argv, int *argc, const char *s)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		*argv = xrealloc(*argv, (size_t)(*argc + 2) * sizeof(**argv));
-		(*argv)[(*argc)++] = xstrdup(tok);
-		(*argv)[*argc] = NULL;
-	}
-	free(copy);
-}
-
-static void push(char ***argv, int *argc, const char *s)
-{
-	*argv = xrealloc(*argv, (size_t)(*argc + 2) * sizeof(**argv));
-	(*argv)[(*argc)++] = xstrdup(s);
-	(*argv)[*argc] = NULL;
-}
-
-static void free_argv(char **argv)
-{
-	int i;
-
-	for (i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-}
-
 /* One workload under one policy; fills @row for the table. */
 static int run_one(const char *self, const struct run_opts *o, const char *wl,
 		   const struct run_policy *p, json_object *row)
@@ -210,8 +182,9 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 	char *trace = xasprintf("%s/trace", dir);
 	char *report = xasprintf("%s/workload.json", dir);
 	char *summary = xasprintf("%s/summary.json", dir);
-	char **argv = NULL, *why = NULL;
-	int argc = 0, rc, i, ret = -1;
+	struct run_argv a = { 0 };
+	char *why = NULL;
+	int rc, i, ret = -1;
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
 	json_object_object_add(row, "policy", json_object_new_string(p->name));
@@ -222,37 +195,20 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 		goto out_row;
 	}
 
-	push(&argv, &argc, self);
-	push(&argv, &argc, "record");
-	push(&argv, &argc, "-o");
-	push(&argv, &argc, trace);
-	push(&argv, &argc, "--force");
+	run_argv_push(&a, self);
+	run_argv_push(&a, "record");
+	run_argv_push(&a, "-o");
+	run_argv_push(&a, trace);
+	run_argv_push(&a, "--force");
 	for (i = 0; i < o->nr_stacks; i++) {
-		push(&argv, &argc, "--stack");
-		push(&argv, &argc, o->stacks[i]);
+		run_argv_push(&a, "--stack");
+		run_argv_push(&a, o->stacks[i]);
 	}
-	push(&argv, &argc, "--");
-	push(&argv, &argc, self);
-	push(&argv, &argc, "workload");
-	push(&argv, &argc, wl);
-	push(&argv, &argc, "-q");
-	push(&argv, &argc, "-d");
-	push(&argv, &argc, o->duration);
-	push(&argv, &argc, "-D");
-	push(&argv, &argc, o->dir);
-	push(&argv, &argc, "--report");
-	push(&argv, &argc, report);
-	for (i = 0; i < o->nr_args; i++) {
-		size_t n = strlen(wl);
-
-		if (!strncmp(o->args[i], wl, n) && o->args[i][n] == ':')
-			add_split(&argv, &argc, o->args[i] + n + 1);
-	}
+	run_argv_push(&a, "--");
+	run_argv_workload(&a, self, wl, o->duration, o->dir, report, o->args, o->nr_args);
 	fprintf(stderr, "mmlock run: %s under %s ...\n", wl, p->name);
-	rc = run_child(argv);
-	free_argv(argv);
-	argv = NULL;
-	argc = 0;
+	rc = run_child(a.argv);
+	run_argv_free(&a);
 	if (interrupted) {
 		why = xasprintf("interrupted");
 		goto out_row;
@@ -262,21 +218,20 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 		goto out_row;
 	}
 
-	push(&argv, &argc, self);
-	push(&argv, &argc, "analyze");
-	push(&argv, &argc, "--workload");
-	push(&argv, &argc, wl);
-	push(&argv, &argc, "--kernel");
-	push(&argv, &argc, o->kernel);
-	push(&argv, &argc, "--threshold-us");
-	push(&argv, &argc, o->threshold);
-	push(&argv, &argc, "-o");
-	push(&argv, &argc, summary);
-	push(&argv, &argc, "--pretty");
-	push(&argv, &argc, trace);
-	rc = run_child(argv);
-	free_argv(argv);
-	argv = NULL;
+	run_argv_push(&a, self);
+	run_argv_push(&a, "analyze");
+	run_argv_push(&a, "--workload");
+	run_argv_push(&a, wl);
+	run_argv_push(&a, "--kernel");
+	run_argv_push(&a, o->kernel);
+	run_argv_push(&a, "--threshold-us");
+	run_argv_push(&a, o->threshold);
+	run_argv_push(&a, "-o");
+	run_argv_push(&a, summary);
+	run_argv_push(&a, "--pretty");
+	run_argv_push(&a, trace);
+	rc = run_child(a.argv);
+	run_argv_free(&a);
 	if (rc && rc != MMLOCK_EXIT_PARTIAL) {
 		why = xasprintf("mmlock analyze exited %d", rc);
 		goto out_row;
@@ -289,7 +244,7 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 out_row:
 	if (why)
 		json_object_object_add(row, "skipped", json_object_new_string(why));
-	free_argv(argv);
+	run_argv_free(&a);
 	free(why);
 	free(dir);
 	free(trace);

@@ -50,6 +50,64 @@ int run_policy_mask_parse(const char *list, int *mask)
 	return m ? ret : -1;
 }
 
+/**
+ * run_argv_push - append a copy of @s to @a
+ * @a: the vector (zeroed to start)
+ * @s: the argument
+ */
+void run_argv_push(struct run_argv *a, const char *s)
+{
+	a->argv = xrealloc(a->argv, (size_t)(a->argc + 2) * sizeof(*a->argv));
+	a->argv[a->argc++] = xstrdup(s);
+	a->argv[a->argc] = NULL;
+}
+
+/**
+ * run_argv_free - free @a's arguments and empty it
+ * @a: the vector
+ */
+void run_argv_free(struct run_argv *a)
+{
+	for (int i = 0; i < a->argc; i++)
+		free(a->argv[i]);
+	free(a->argv);
+	a->argv = NULL;
+	a->argc = 0;
+}
+
+/**
+ * run_argv_workload - append the command line of one workload run
+ * @a: the vector
+ * @self: the mmlock binary (here, or its path on the device)
+ * @wl: the workload
+ * @duration: its --duration
+ * @dir: where its files go (--dir)
+ * @report: where its JSON report goes (--report)
+ * @args: "WORKLOAD:OPTIONS" strings (-a); those of @wl are split on blanks
+ * @nr_args: how many
+ */
+void run_argv_workload(struct run_argv *a, const char *self, const char *wl,
+		       const char *duration, const char *dir, const char *report,
+		       char *const *args, int nr_args)
+{
+	const char *const words[] = { self, "workload", wl, "-q", "-d", duration, "-D", dir,
+				      "--report", report };
+	size_t n = strlen(wl);
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		run_argv_push(a, words[i]);
+	for (int i = 0; i < nr_args; i++) {
+		char *copy, *tok, *save = NULL;
+
+		if (strncmp(args[i], wl, n) || args[i][n] != ':')
+			continue;
+		copy = xstrdup(args[i] + n + 1);
+		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+			run_argv_push(a, tok);
+		free(copy);
+	}
+}
+
 /* Copy @key of @from into @row when present. */
 static void row_copy(json_object *row, json_object *from, const char *key)
 {

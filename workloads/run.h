@@ -21,6 +21,17 @@ struct run_policy {
 extern const struct run_policy run_policies[RUN_NR_POLICIES];
 
 int run_policy_mask_parse(const char *list, int *mask);
+
+/* A NULL-terminated argument vector being built (perf's record_args style). */
+struct run_argv {
+	char	**argv;
+	int	argc;
+};
+void run_argv_push(struct run_argv *a, const char *s);
+void run_argv_free(struct run_argv *a);
+void run_argv_workload(struct run_argv *a, const char *self, const char *wl,
+		       const char *duration, const char *dir, const char *report,
+		       char *const *args, int nr_args);
 int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
 		      int64_t lost_at_least, json_object *row, char **why);
 void run_rows_compare_stock(json_object *rows, size_t first);
