@@ -76,6 +76,26 @@ int mmlock_word_index(const char *const *words, const char *word)
 	return -1;
 }
 
+const char *mmlock_field_ctype(const struct mmlock_field *f, int version)
+{
+	if (version >= 2)
+		return f->ctype;
+	if (f->fmt == MMLOCK_FMT_BOOL)
+		return MMLOCK_V1_BOOL_CTYPE;
+	if (!strcmp(f->name, "mm"))
+		return MMLOCK_V1_MM_CTYPE;
+	return f->ctype;
+}
+
+int mmlock_bool_parse(const char *s)
+{
+	if (!strcmp(s, "true") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "false") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
 const struct mmlock_field *mmlock_event_field(const struct mmlock_event *ev,
 					      const char *name)
 {

@@ -5,10 +5,16 @@
  * the collector and the analyzer all follow.
  *
  * Every custom event prints "key=value" pairs separated by single spaces, in
- * the order of its field list below, starting with the common four
- * (pid tgid prio mm).  The kernel patches declare TP_STRUCT__entry fields with
- * exactly these names and C types; `mmlock events --check` compares a running
- * kernel's format files with this table.
+ * the order of its field list below, starting with the common three
+ * (tgid prio mm; the pid is the record header's common_pid).  The kernel
+ * patches declare TP_STRUCT__entry fields with exactly these names and C
+ * types; `mmlock events --check` compares a running kernel's format files
+ * with this table, `mmlock events --check-header` the trace-event text of
+ * tracepoints/trace-events/ that every series carries.
+ *
+ * This is version 2 of the text form.  Version 1 (the first kernel series)
+ * differs only as MMLOCK_V1_* below says: one place, read by the format
+ * check and by whoever parses old captures.
  */
 #ifndef MMLOCK_EVENTS_H
 #define MMLOCK_EVENTS_H
@@ -24,28 +30,34 @@ enum mmlock_fmt {
 	MMLOCK_FMT_ENUM,	/* one word of the field's enumeration */
 	MMLOCK_FMT_FLAGS,	/* VM_FAULT_* words joined by '|', may be empty */
 	MMLOCK_FMT_SYM,		/* %pS: func+0xoff/0xsize, maybe followed by " [module]" */
-	MMLOCK_FMT_BOOL,	/* 0 or 1 */
+	MMLOCK_FMT_BOOL,	/* true or false (version 1: 1 or 0) */
 };
 
 /*
  * Enumerations, printed as words.  The order is the kernel's numbering
- * (the patches' TRACE_DEFINE_ENUM values follow it).  anon_no_anon_vma and
- * access_error exist only on android14-6.1, whose lock_vma_under_rcu()
- * refuses an anonymous VMA without anon_vma and whose fault handlers fall
- * back to mmap_lock on an access error; the 6.12 and 7.2 series never print
- * them.
+ * (the patches' TRACE_DEFINE_ENUM values follow it).  Value 0 of every
+ * enumeration is "unknown": a field nobody set, a path not annotated, or
+ * what the out-of-tree module cannot tell on a stock kernel prints as a word
+ * of its own, never as a real reason.  anon_no_anon_vma and access_error
+ * are printed only by android14-6.1, whose lock_vma_under_rcu() refuses an
+ * anonymous VMA without anon_vma and whose fault handlers fall back to
+ * mmap_lock on an access error; every series defines them, so that all
+ * three carry the same trace-event text.
  */
 #define MMLOCK_FAULT_LOCK(X)		\
+	X(unknown)			\
 	X(vma)				\
 	X(mmap)				\
 	X(none)
 
 #define MMLOCK_WAIT_REASON(X)		\
+	X(unknown)			\
 	X(folio_lock)			\
 	X(read_folio)			\
 	X(readahead)
 
 #define MMLOCK_RETRY_REASON(X)		\
+	X(unknown)			\
 	X(drop_async_ra)		\
 	X(drop_sync_ra)			\
 	X(drop_folio_lock)		\
@@ -55,6 +67,7 @@ enum mmlock_fmt {
 	X(oom)
 
 #define MMLOCK_READ_FAIL_REASON(X)	\
+	X(unknown)			\
 	X(write_locked)			\
 	X(contended)			\
 	X(detached)			\
@@ -65,6 +78,7 @@ enum mmlock_fmt {
 	X(anon_no_anon_vma)
 
 #define MMLOCK_FALLBACK_REASON(X)	\
+	X(unknown)			\
 	X(retry)			\
 	X(vma_lock_failed)		\
 	X(kernel_mode)			\
@@ -76,10 +90,9 @@ enum mmlock_fmt {
  * the kernel's format file shows.
  */
 #define MMLOCK_F_COMMON(F)					\
-	F(pid,		"int",			DEC,	NULL)	\
 	F(tgid,		"int",			DEC,	NULL)	\
 	F(prio,		"int",			DEC,	NULL)	\
-	F(mm,		"const void *",		PTR,	NULL)
+	F(mm,		"struct mm_struct *",	PTR,	NULL)
 
 #define MMLOCK_F_filemap_fault_begin(F)				\
 	MMLOCK_F_COMMON(F)					\
@@ -117,8 +130,8 @@ enum mmlock_fmt {
 	F(vma,		"const void *",		PTR,	NULL)	\
 	F(address,	"unsigned long",	HEX,	NULL)	\
 	F(ret,		"unsigned int",		FLAGS,	NULL)	\
-	F(major,	"int",			BOOL,	NULL)	\
-	F(lock_dropped,	"int",			BOOL,	NULL)
+	F(major,	"bool",			BOOL,	NULL)	\
+	F(lock_dropped,	"bool",			BOOL,	NULL)
 
 #define MMLOCK_F_vma_start_write_begin(F)			\
 	MMLOCK_F_COMMON(F)					\
@@ -126,7 +139,7 @@ enum mmlock_fmt {
 	F(vm_start,	"unsigned long",	HEX,	NULL)	\
 	F(vm_end,	"unsigned long",	HEX,	NULL)	\
 	F(flags,	"unsigned long",	HEX,	NULL)	\
-	F(anon,		"int",			BOOL,	NULL)	\
+	F(anon,		"bool",			BOOL,	NULL)	\
 	F(dev,		"dev_t",		DEV,	NULL)	\
 	F(ino,		"unsigned long",	DEC,	NULL)	\
 	F(caller,	"unsigned long",	SYM,	NULL)	\
@@ -134,7 +147,7 @@ enum mmlock_fmt {
 
 /*
  * readers: -1 where the lock design cannot count them (rwsem).
- * detach: 1 when the wait is vma_mark_detached() waiting for readers
+ * detach: true when the wait is vma_mark_detached() waiting for readers
  * (refcount design only), not a write lock.
  * err: 0, or the killable writer's error (-EINTR) on kernels that have one.
  */
@@ -144,7 +157,7 @@ enum mmlock_fmt {
 	F(vm_start,	"unsigned long",	HEX,	NULL)	\
 	F(vm_end,	"unsigned long",	HEX,	NULL)	\
 	F(readers,	"int",			DEC,	NULL)	\
-	F(detach,	"int",			BOOL,	NULL)
+	F(detach,	"bool",			BOOL,	NULL)
 
 #define MMLOCK_F_vma_start_write_wait_end(F)			\
 	MMLOCK_F_COMMON(F)					\
@@ -175,22 +188,22 @@ enum mmlock_fmt {
 
 #define MMLOCK_F_mmap_lock_wait_start(F)			\
 	MMLOCK_F_COMMON(F)					\
-	F(write,	"int",			BOOL,	NULL)	\
+	F(write,	"bool",			BOOL,	NULL)	\
 	F(caller,	"unsigned long",	SYM,	NULL)
 
 #define MMLOCK_F_mmap_lock_wait_end(F)				\
 	MMLOCK_F_COMMON(F)					\
-	F(write,	"int",			BOOL,	NULL)	\
-	F(success,	"int",			BOOL,	NULL)	\
+	F(write,	"bool",			BOOL,	NULL)	\
+	F(success,	"bool",			BOOL,	NULL)	\
 	F(waited_ns,	"u64",			DEC,	NULL)
 
 #define MMLOCK_F_mmap_lock_hold_start(F)			\
 	MMLOCK_F_COMMON(F)					\
-	F(write,	"int",			BOOL,	NULL)
+	F(write,	"bool",			BOOL,	NULL)
 
 #define MMLOCK_F_mmap_lock_hold_end(F)				\
 	MMLOCK_F_COMMON(F)					\
-	F(write,	"int",			BOOL,	NULL)
+	F(write,	"bool",			BOOL,	NULL)
 
 /*
  * E(id, system, name): the custom events, in the order a person reads them.
@@ -267,6 +280,42 @@ struct mmlock_event {
 };
 
 extern const struct mmlock_event mmlock_events[MMLOCK_EV_NR];
+
+/* The version of the text form this table describes. */
+#define MMLOCK_CONTRACT_VERSION	2
+
+/*
+ * Version 1 of the text form (the first kernel series), all that differs:
+ *  - every custom event started with an int field "pid" printed "pid=%d",
+ *    before tgid (version 2: the record header's common_pid only);
+ *  - booleans were int fields printed 0/1 (version 2: bool, true/false);
+ *  - mm was a "const void *" field (version 2: struct mm_struct *; the text
+ *    is the same hashed %p);
+ *  - enumerations had no "unknown" word.
+ * A capture of either version parses with the same tokenizer: a pid= key
+ * repeats the header's pid, booleans go through mmlock_bool_parse().
+ */
+#define MMLOCK_V1_PID_FIELD	"pid"
+#define MMLOCK_V1_PID_CTYPE	"int"
+#define MMLOCK_V1_BOOL_CTYPE	"int"
+#define MMLOCK_V1_MM_CTYPE	"const void *"
+
+/**
+ * mmlock_field_ctype() - the C type of a field in a version's format files
+ * @f:		a field of the contract
+ * @version:	1 or 2 (MMLOCK_CONTRACT_VERSION)
+ *
+ * Return: the type string as TP_STRUCT__entry declares it.
+ */
+const char *mmlock_field_ctype(const struct mmlock_field *f, int version);
+
+/**
+ * mmlock_bool_parse() - read a boolean value of either text form
+ * @s:	"true"/"false" (version 2) or "1"/"0" (version 1)
+ *
+ * Return: 1, 0, or -1 when @s is neither.
+ */
+int mmlock_bool_parse(const char *s);
 
 /* Enumeration word lists, NULL-terminated, indexed by the kernel's values. */
 extern const char *const mmlock_words_fault_lock[];
