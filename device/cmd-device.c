@@ -690,22 +690,6 @@ static int pump(int out_fd, int err_fd, int rec_fd, int *ack_fd, json_object *st
 	return interrupted ? -1 : marker;
 }
 
-static void push_str(char ***argv, int *argc, const char *s)
-{
-	*argv = xrealloc(*argv, (size_t)(*argc + 2) * sizeof(**argv));
-	(*argv)[(*argc)++] = xstrdup(s);
-	(*argv)[*argc] = NULL;
-}
-
-static void add_split(char ***argv, int *argc, const char *s)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-		push_str(argv, argc, tok);
-	free(copy);
-}
-
 /* The default event set, chosen as mmlock record chooses it on the device. */
 static char *default_events(const struct probe *p, const char *release)
 {
@@ -790,27 +774,13 @@ static int restore(struct session *s)
 
 static char *workload_cmdline(const struct session *s, const char *wl, const char *report)
 {
-	char **argv = NULL, *line, *bin = xasprintf("%s/mmlock", s->o->base);
-	int argc = 0, i;
+	struct run_argv a = { NULL, 0 };
+	char *line, *bin = xasprintf("%s/mmlock", s->o->base);
 
-	push_str(&argv, &argc, bin);
-	push_str(&argv, &argc, "workload");
-	push_str(&argv, &argc, wl);
-	push_str(&argv, &argc, "-q");
-	push_str(&argv, &argc, "-d");
-	push_str(&argv, &argc, s->o->duration);
-	push_str(&argv, &argc, "-D");
-	push_str(&argv, &argc, s->o->files);
-	push_str(&argv, &argc, "--report");
-	push_str(&argv, &argc, report);
-	for (i = 0; i < s->o->nr_args; i++) {
-		size_t n = strlen(wl);
-
-		if (!strncmp(s->o->args[i], wl, n) && s->o->args[i][n] == ':')
-			add_split(&argv, &argc, s->o->args[i] + n + 1);
-	}
-	line = shell_join(argv);
-	argv_free(argv);
+	run_argv_workload(&a, bin, wl, s->o->duration, s->o->files, report, s->o->args,
+			  s->o->nr_args);
+	line = shell_join(a.argv);
+	run_argv_free(&a);
 	free(bin);
 	return line;
 }
@@ -820,8 +790,8 @@ static int capture_host(struct session *s, const char *wl, const char *trace, js
 {
 	char *report = xasprintf("%s/run/workload.json", s->o->base);
 	char *wlcmd = workload_cmdline(s, wl, report), *events, *cmd, *head[6];
-	char **rargv = NULL;
-	int rargc = 0, in[2], out[2], err[2], rec[2], rc, seen, rrc;
+	struct run_argv rargv = { NULL, 0 };
+	int in[2], out[2], err[2], rec[2], rc, seen, rrc;
 	pid_t tp, rp;
 	json_object *stats = json_object_new_object();
 
@@ -849,13 +819,13 @@ static int capture_host(struct session *s, const char *wl, const char *trace, js
 		free(qb);
 		free(a);
 	}
-	push_str(&rargv, &rargc, "record");
-	push_str(&rargv, &rargc, "--stdin");
-	push_str(&rargv, &rargc, "-o");
-	push_str(&rargv, &rargc, trace);
-	push_str(&rargv, &rargc, "--force");
-	push_str(&rargv, &rargc, "-e");
-	push_str(&rargv, &rargc, events);
+	run_argv_push(&rargv, "record");
+	run_argv_push(&rargv, "--stdin");
+	run_argv_push(&rargv, "-o");
+	run_argv_push(&rargv, trace);
+	run_argv_push(&rargv, "--force");
+	run_argv_push(&rargv, "-e");
+	run_argv_push(&rargv, events);
 
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
 	    pipe2(rec, O_CLOEXEC)) {
@@ -863,7 +833,7 @@ static int capture_host(struct session *s, const char *wl, const char *trace, js
 		rc = -1;
 		goto out_free;
 	}
-	rp = call_builtin(cmd_record, rargv, rec[0], -1);
+	rp = call_builtin(cmd_record, rargv.argv, rec[0], -1);
 	close(rec[0]);
 	tp = transport_spawn(&s->t, cmd, 1, in[0], out[1], err[1]);
 	close(in[0]);
@@ -896,7 +866,7 @@ static int capture_host(struct session *s, const char *wl, const char *trace, js
 	}
 out_free:
 	json_object_put(stats);
-	argv_free(rargv);
+	run_argv_free(&rargv);
 	free(events);
 	free(cmd);
 	free(wlcmd);
