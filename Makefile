@@ -9,6 +9,7 @@
 #   make V=1        show the commands;  make O=DIR  build out of tree
 #   make SAN=1      build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make check      cppcheck over the sources
+#   make fuzz       libFuzzer over analyze and compare for FUZZ_SECONDS (600)
 #   make ARCH=arm64 static aarch64 mmlock, unit tests and tools in build-arm64/
 #                   (Debian's cross gcc + arm64 -dev packages: install-deps.sh arm64);
 #                   make ARCH=arm64 test runs the unit and CLI suites under
@@ -170,6 +171,11 @@ kernel-test-debug: all
 kernel-check:
 	$(Q)kernel-patches/check-series
 
+# libFuzzer (clang) over analyze and compare: tests/fuzz/README.md
+FUZZ_SECONDS ?= 600
+fuzz: all
+	$(Q)O=$(O) tests/fuzz/fuzz $(FUZZ_SECONDS)
+
 bench-tracepoints: all
 	$(Q)O=$(O) bench/tracepoint-cost/run
 
@@ -184,5 +190,6 @@ clean:
 	$(quiet) CLEAN $(O)
 	$(Q)rm -rf $(O)
 
-.PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints
+.PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints \
+	fuzz
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d $(UNIT_SRCS:%.c=$(O)/%.d) $(TOOL_SRCS:%.c=$(O)/%.d)
