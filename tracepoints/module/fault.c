@@ -7,9 +7,15 @@
  * (the VMA is stable: the fault holds its lock) and its return (the VMA must
  * not be touched any more; only the entry snapshot is printed).  The sleeps
  * are the out-of-line calls it makes after deciding whether to drop its
- * lock: __folio_lock{,_killable}() (folio_lock), filemap_read_folio()
- * (read_folio; when the compiler inlined it, the folio wait inside it) and
- * page_cache_{sync,async}_ra()/page_cache_ra_order() (readahead).
+ * lock: filemap_read_folio() (read_folio; when the compiler inlined it, the
+ * folio wait inside it), page_cache_{sync,async}_ra()/page_cache_ra_order()
+ * (readahead), and for the folio lock whatever the compiler left out of
+ * line: __folio_lock{,_killable}() (exported, but GCC inlines them into
+ * filemap_fault() in the same file), folio_wait_bit_common() (6.12), or on
+ * kernels that inline even that (7.2) the io_schedule() calls made from
+ * filemap_fault()'s own body: that wait starts at the first such sleep and
+ * ends after the last, when the fault reaches its next probe (a few
+ * microseconds later; waited_ns is exact, err is 0).
  *
  * Which lock a fault holds while it sleeps is not visible from outside: the
  * kernel drops it (maybe_unlock_mmap_for_io(), inline) before the first of
@@ -20,6 +26,7 @@
  * could not be read.
  */
 #include <linux/fs.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/ptrace.h>
@@ -39,6 +46,12 @@ struct mmlock_fault_ctx {
 	bool			dropped;
 	bool			killed;
 	bool			wait_open;
+	/* a folio lock wait seen as io_schedule() calls (SITE_IO_SCHEDULE) */
+	bool			io_wait;
+	bool			io_asleep;
+	int			io_lock;
+	u64			io_start;
+	u64			io_end;
 };
 
 enum site {
@@ -49,6 +62,8 @@ enum site {
 	SITE_SYNC_RA,
 	SITE_ASYNC_RA,
 	SITE_RA_ORDER,
+	SITE_WAIT_BIT,		/* folio_wait_bit_common() called by the fault */
+	SITE_IO_SCHEDULE,	/* io_schedule() called by the fault itself */
 	SITE_NR,
 };
 
@@ -60,6 +75,8 @@ static const int site_wait[SITE_NR] = {
 	[SITE_SYNC_RA] = MMLOCK_WAIT_READAHEAD,
 	[SITE_ASYNC_RA] = MMLOCK_WAIT_READAHEAD,
 	[SITE_RA_ORDER] = MMLOCK_WAIT_READAHEAD,
+	[SITE_WAIT_BIT] = MMLOCK_WAIT_FOLIO_LOCK,
+	[SITE_IO_SCHEDULE] = MMLOCK_WAIT_FOLIO_LOCK,
 };
 
 /* The drop that precedes each sleep, as filemap_fault_retry names it. */
@@ -71,7 +88,31 @@ static const int site_retry[SITE_NR] = {
 	[SITE_SYNC_RA] = MMLOCK_RETRY_DROP_SYNC_RA,
 	[SITE_ASYNC_RA] = MMLOCK_RETRY_DROP_ASYNC_RA,
 	[SITE_RA_ORDER] = MMLOCK_RETRY_DROP_SYNC_RA,
+	[SITE_WAIT_BIT] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
+	[SITE_IO_SCHEDULE] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
 };
+
+/*
+ * The functions whose own body may sleep on the folio lock (inlined
+ * __folio_lock*()): a folio_wait_bit_common() or io_schedule() called from
+ * anywhere else (readahead, reclaim) is not that wait.
+ */
+static bool called_by_fault(unsigned long ip)
+{
+	static const char *const fns[] = {
+		"filemap_fault", "__filemap_fault", "lock_folio_maybe_drop_mmap",
+		"__folio_lock",
+	};
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	sprint_symbol_no_offset(name, ip);
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		if (!strncmp(name, fns[i], strlen(fns[i])) &&
+		    (!name[strlen(fns[i])] || name[strlen(fns[i])] == '.'))
+			return true;
+	return false;
+}
 
 /* A probed function, by the names the compiler may have given it. */
 struct mmlock_krp {
@@ -134,6 +175,8 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	c->dropped = false;
 	c->killed = false;
 	c->wait_open = false;
+	c->io_wait = false;
+	c->io_asleep = false;
 
 	/* maybe_unlock_mmap_for_io()'s rule, and the series' knob */
 	first = fault_flag_allow_retry_first(vmf->flags) &&
@@ -148,6 +191,17 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* End a folio lock wait seen as io_schedule() calls, at the fault's next probe. */
+static void io_wait_flush(struct mmlock_fault_ctx *c)
+{
+	if (!c->io_wait || c->io_asleep)
+		return;
+	trace_filemap_fault_wait_end(&c->f, MMLOCK_WAIT_FOLIO_LOCK, c->io_lock,
+				     c->io_end - c->io_start, 0);
+	c->io_wait = false;
+	c->wait_open = false;
+}
+
 static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct mmlock_fault_ctx *c = (struct mmlock_fault_ctx *)ri->data;
@@ -157,6 +211,7 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	bool dropped = c->dropped;
 	int reason;
 
+	io_wait_flush(c);
 	if (ret & VM_FAULT_RETRY) {
 		if (c->killed)
 			reason = MMLOCK_RETRY_KILLED;
@@ -193,15 +248,8 @@ struct wait_data {
 	int			lock;
 };
 
-static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int wait_lock_of(struct mmlock_fault_ctx *c, int site)
 {
-	struct mmlock_krp *k = container_of(get_kretprobe(ri), struct mmlock_krp, rp);
-	struct wait_data *w = (struct wait_data *)ri->data;
-	struct mmlock_fault_ctx *c;
-	int site = k->site;
-
-	if (!fault_tracked(&c) || c->wait_open)
-		return 1;
 	if (c->first_site < 0)
 		c->first_site = site_retry[site];
 	if (!c->dropped && c->will_drop == 1) {
@@ -209,11 +257,47 @@ static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		c->retry = site_retry[site];
 	}
 	if (c->dropped)
-		w->lock = MMLOCK_LOCK_NONE;
-	else if (c->will_drop < 0)
-		w->lock = MMLOCK_LOCK_UNKNOWN;
-	else
-		w->lock = c->f.lock;
+		return MMLOCK_LOCK_NONE;
+	if (c->will_drop < 0)
+		return MMLOCK_LOCK_UNKNOWN;
+	return c->f.lock;
+}
+
+static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct mmlock_krp *k = container_of(get_kretprobe(ri), struct mmlock_krp, rp);
+	struct wait_data *w = (struct wait_data *)ri->data;
+	struct mmlock_fault_ctx *c;
+	int site = k->site;
+
+	if (!fault_tracked(&c))
+		return 1;
+	if (site == SITE_IO_SCHEDULE) {
+		if (c->io_wait) {
+			/* the same folio lock wait, asleep once more */
+			c->io_asleep = true;
+			w->c = c;
+			w->site = site;
+			return 0;
+		}
+		if (c->wait_open || !called_by_fault(mmlock_entry_caller(regs)))
+			return 1;
+		c->io_lock = wait_lock_of(c, site);
+		c->io_wait = true;
+		c->io_asleep = true;
+		c->wait_open = true;
+		c->io_start = local_clock();
+		w->c = c;
+		w->site = site;
+		trace_filemap_fault_wait_start(&c->f, site_wait[site], c->io_lock);
+		return 0;
+	}
+	io_wait_flush(c);
+	if (c->wait_open)
+		return 1;
+	if (site == SITE_WAIT_BIT && !called_by_fault(mmlock_entry_caller(regs)))
+		return 1;
+	w->lock = wait_lock_of(c, site);
 	c->wait_open = true;
 	w->c = c;
 	w->site = site;
@@ -229,10 +313,17 @@ static int wait_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	long rv = (long)regs_return_value(regs);
 	int err = 0;
 
+	if (w->site == SITE_IO_SCHEDULE) {
+		/* maybe not the last sleep of this wait: end it at the next probe */
+		c->io_asleep = false;
+		c->io_end = local_clock();
+		return 0;
+	}
 	switch (w->site) {
 	case SITE_FOLIO_LOCK_KILLABLE:
 	case SITE_READ_FOLIO:
 	case SITE_READ_FOLIO_WAIT:
+	case SITE_WAIT_BIT:
 		err = (int)rv;
 		break;
 	}
@@ -240,7 +331,8 @@ static int wait_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 				     local_clock() - w->start, err);
 	c->wait_open = false;
 	/* lock_folio_maybe_drop_mmap(): killed without having dropped */
-	if (w->site == SITE_FOLIO_LOCK_KILLABLE && err && !c->dropped) {
+	if ((w->site == SITE_FOLIO_LOCK_KILLABLE || w->site == SITE_WAIT_BIT) &&
+	    err && !c->dropped) {
 		c->dropped = true;
 		c->killed = true;
 	}
@@ -372,6 +464,8 @@ static const char *const n_read_folio_wait[] = { "folio_wait_bit_killable", NULL
 static const char *const n_sync_ra[] = { "page_cache_sync_ra", NULL };
 static const char *const n_async_ra[] = { "page_cache_async_ra", NULL };
 static const char *const n_ra_order[] = { "page_cache_ra_order", NULL };
+static const char *const n_wait_bit[] = { "folio_wait_bit_common", NULL };
+static const char *const n_io_schedule[] = { "io_schedule", NULL };
 static const char *const n_lvr[] = { "lock_vma_under_rcu", NULL };
 static const char *const n_hmf[] = { "handle_mm_fault", NULL };
 
@@ -380,8 +474,8 @@ static const char *const n_hmf[] = { "handle_mm_fault", NULL };
 		  .data_size = _size, .maxactive = _max },		\
 	  .names = _names, .site = _site, .optional = _opt }
 
-enum { K_FAULT, K_FOLIO_LOCK_KILLABLE, K_FOLIO_LOCK, K_READ_FOLIO, K_SYNC_RA,
-       K_ASYNC_RA, K_RA_ORDER, K_LVR, K_HMF, K_NR };
+enum { K_FAULT, K_FOLIO_LOCK_KILLABLE, K_FOLIO_LOCK, K_WAIT_BIT, K_READ_FOLIO,
+       K_SYNC_RA, K_ASYNC_RA, K_RA_ORDER, K_LVR, K_HMF, K_NR };
 
 static struct mmlock_krp krps[K_NR] = {
 	[K_FAULT] = KRP(n_filemap_fault, fault_entry, fault_return,
@@ -390,6 +484,8 @@ static struct mmlock_krp krps[K_NR] = {
 	    sizeof(struct wait_data), 512, SITE_FOLIO_LOCK_KILLABLE, false),
 	[K_FOLIO_LOCK] = KRP(n_folio_lock, wait_entry, wait_return,
 	    sizeof(struct wait_data), 512, SITE_FOLIO_LOCK, false),
+	[K_WAIT_BIT] = KRP(n_wait_bit, wait_entry, wait_return,
+	    sizeof(struct wait_data), 512, SITE_WAIT_BIT, true),
 	[K_READ_FOLIO] = KRP(n_read_folio, wait_entry, wait_return,
 	    sizeof(struct wait_data), 512, SITE_READ_FOLIO, true),
 	[K_SYNC_RA] = KRP(n_sync_ra, wait_entry, wait_return,
@@ -403,6 +499,11 @@ static struct mmlock_krp krps[K_NR] = {
 	[K_HMF] = KRP(n_hmf, hmf_entry, hmf_return,
 	    sizeof(unsigned int), 512, -1, true),
 };
+
+/* used only when folio_wait_bit_common() was inlined too */
+static struct mmlock_krp krp_io_schedule =
+	KRP(n_io_schedule, wait_entry, wait_return,
+	    sizeof(struct wait_data), 1024, SITE_IO_SCHEDULE, true);
 
 /* used only when filemap_read_folio() was inlined */
 static struct mmlock_krp krp_read_folio_wait =
@@ -467,6 +568,12 @@ int mmlock_fault_attach(void)
 			goto undo;
 		}
 	}
+	if (krps[K_WAIT_BIT].on)
+		mmlock_cap("folio_lock=wait_bit");
+	else if (!krp_register(&krp_io_schedule))
+		mmlock_cap("folio_lock=io_schedule");
+	else
+		mmlock_cap("folio_lock=call_only");
 	if (krps[K_READ_FOLIO].on) {
 		mmlock_cap("read_folio=call");
 	} else if (!krp_register(&krp_read_folio_wait)) {
@@ -498,6 +605,7 @@ void mmlock_fault_detach(void)
 		unregister_kprobe(&kp_lmfv);
 	kp_lmfv_on = false;
 	krp_unregister(&krp_read_folio_wait);
+	krp_unregister(&krp_io_schedule);
 	for (i = ARRAY_SIZE(krps); i-- > 0; )
 		krp_unregister(&krps[i]);
 }

@@ -5,10 +5,16 @@
  * writer's wait.
  *
  * The stock mmap_lock tracepoints say when a lock call starts
- * (start_locking), returns (acquire_returned) and when the lock is released;
- * lock:contention_begin/end say when an rwsem call really sleeps.  A
- * contention on &mm->mmap_lock inside an open start_locking of the same task
- * is that call's wait: mmap_lock_wait_start/end.  A write acquisition is a
+ * (start_locking), returns (acquire_returned) and when the lock is released.
+ * Between the first two the inline mmap_*_lock() calls down_read/down_write
+ * (and their _killable forms), which are probed: if the rwsem is not free at
+ * that moment (the condition under which its trylock would fail) the call
+ * waits, exactly as the series reports it (it emits mmap_lock_wait_start when
+ * its trylock fails, just before down_*()); the wait ends with the call, at
+ * acquire_returned.  A trylock (mmap_read_trylock) calls down_read_trylock(),
+ * not probed, so it never reports a wait, as in the series.  Where those
+ * functions cannot be probed, lock:contention_begin/end on &mm->mmap_lock
+ * inside the open call stand in (a wait won by spinning is then not seen).  A write acquisition is a
  * hold from acquire_returned to released; a downgrade (acquire_returned for
  * reading, no start_locking, the task still owning the rwsem for writing)
  * ends the write hold and starts a read hold, as the series prints it.
@@ -20,6 +26,7 @@
  * walk.  Only writers that wait are seen (caps: writer_begin=contended).
  */
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/rwsem.h>
@@ -62,6 +69,18 @@ static bool rwsem_write_owned_by_current(struct rw_semaphore *sem)
 #endif
 }
 
+static bool down_probed;
+
+/* The call's state ends: its wait too. */
+static void call_end(struct mmlock_task *t)
+{
+	if (t->call_waiting)
+		atomic_dec(&mmlock_nr_waits);
+	t->call_waiting = false;
+	atomic_dec(&mmlock_nr_calls);
+	mmlock_task_put(t, MMLOCK_R_CALL);
+}
+
 static void mm_start_locking(struct mm_struct *mm, bool write)
 {
 	struct mmlock_task *t;
@@ -71,8 +90,12 @@ static void mm_start_locking(struct mm_struct *mm, bool write)
 	t = mmlock_task_get(true);
 	if (!t)
 		return;
-	if ((t->roles & MMLOCK_R_CALL) && t->call_waiting)
-		atomic_dec(&mmlock_nr_waits);
+	if (t->roles & MMLOCK_R_CALL) {
+		if (t->call_waiting)
+			atomic_dec(&mmlock_nr_waits);
+	} else {
+		atomic_inc(&mmlock_nr_calls);
+	}
 	t->roles |= MMLOCK_R_CALL;
 	t->call_mm = mm;
 	t->call_lock = &mm->mmap_lock;
@@ -89,10 +112,11 @@ static void mm_acquire_returned(struct mm_struct *mm, bool write, bool success)
 	if (in_task()) {
 		t = mmlock_task_get(false);
 		if (t && (t->roles & MMLOCK_R_CALL) && t->call_mm == mm) {
-			if (t->call_waiting)
-				atomic_dec(&mmlock_nr_waits);
-			t->call_waiting = false;
-			mmlock_task_put(t, MMLOCK_R_CALL);
+			/* down_*() returned: its wait, if it had one, is over */
+			if (t->call_waiting && down_probed)
+				trace_mmap_lock_wait_end(mm, write, success,
+							 local_clock() - t->call_wait_start);
+			call_end(t);
 		} else if (!write && success &&
 			   rwsem_write_owned_by_current(&mm->mmap_lock)) {
 			/* mmap_write_downgrade(): no start_locking before it */
@@ -146,6 +170,55 @@ static void probe_released(void *data, struct mm_struct *mm, bool write)
 	mm_released(mm, write);
 }
 #endif
+
+/*
+ * Would a trylock of @sem fail now?  kernel/locking/rwsem.c: a reader fails
+ * on a writer, waiters, a hand-off or a read failure (bits 0, 1, 2 and the
+ * top bit of ->count); a writer unless ->count is 0.
+ */
+#define MMLOCK_RWSEM_READ_FAILED_MASK	(7UL | (1UL << (BITS_PER_LONG - 1)))
+
+static bool rwsem_busy(struct rw_semaphore *sem, bool write)
+{
+#ifndef CONFIG_PREEMPT_RT
+	unsigned long count = atomic_long_read(&sem->count);
+
+	return write ? count != 0 : (count & MMLOCK_RWSEM_READ_FAILED_MASK);
+#else
+	return false;
+#endif
+}
+
+/* down_read(), down_write() and their _killable forms, at entry */
+static int down_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	void *sem = (void *)regs_get_kernel_argument(regs, 0);
+	struct mmlock_task *t;
+
+	if (!atomic_read(&mmlock_nr_calls) || !mmlock_on() || !in_task())
+		return 0;
+	t = mmlock_task_get(false);
+	if (!t || !(t->roles & MMLOCK_R_CALL) || t->call_lock != sem || t->call_waiting)
+		return 0;
+	if (!rwsem_busy(sem, t->call_write))
+		return 0;
+	t->call_waiting = true;
+	t->call_wait_start = local_clock();
+	atomic_inc(&mmlock_nr_waits);
+	/* the return address of down_*(): inside the caller of mmap_*_lock() */
+	trace_mmap_lock_wait_start(t->call_mm, t->call_write, mmlock_entry_caller(regs));
+	return 0;
+}
+
+static struct kprobe down_kps[] = {
+	{ .symbol_name = "down_read", .pre_handler = down_pre },
+	{ .symbol_name = "down_read_killable", .pre_handler = down_pre },
+	{ .symbol_name = "down_write", .pre_handler = down_pre },
+	{ .symbol_name = "down_write_killable", .pre_handler = down_pre },
+	{ .symbol_name = "down_write_nested", .pre_handler = down_pre },	/* LOCKDEP */
+	{ .symbol_name = "down_write_killable_nested", .pre_handler = down_pre },
+};
+static bool down_on[ARRAY_SIZE(down_kps)];
 
 #ifdef MMLOCK_RWSEM_WRITERS
 /*
@@ -202,7 +275,7 @@ static void probe_contention_begin(void *data, void *lock, unsigned int flags)
 	if (!mmlock_on() || !in_task())
 		return;
 	t = mmlock_task_get(false);
-	if (t && (t->roles & MMLOCK_R_CALL) && t->call_lock == lock &&
+	if (!down_probed && t && (t->roles & MMLOCK_R_CALL) && t->call_lock == lock &&
 	    !t->call_waiting) {
 		t->call_waiting = true;
 		t->call_wait_start = local_clock();
@@ -228,7 +301,8 @@ static void probe_contention_end(void *data, void *lock, int ret)
 	if (!t)
 		return;
 	now = local_clock();
-	if ((t->roles & MMLOCK_R_CALL) && t->call_waiting && t->call_lock == lock) {
+	if (!down_probed && (t->roles & MMLOCK_R_CALL) && t->call_waiting &&
+	    t->call_lock == lock) {
 		t->call_waiting = false;
 		atomic_dec(&mmlock_nr_waits);
 		trace_mmap_lock_wait_end(t->call_mm, t->call_write, ret == 0,
@@ -272,6 +346,17 @@ int mmlock_lock_attach(void)
 			return ret;
 		}
 	}
+	for (i = 0; i < ARRAY_SIZE(down_kps); i++)
+		down_on[i] = !register_kprobe(&down_kps[i]);
+	/* every kernel has down_read() and down_write(); the rest are extras */
+	down_probed = down_on[0] && down_on[2];
+	if (!down_probed) {
+		for (i = 0; i < ARRAY_SIZE(down_kps); i++)
+			if (down_on[i])
+				unregister_kprobe(&down_kps[i]);
+		memset(down_on, 0, sizeof(down_on));
+	}
+	mmlock_cap("mmap_wait=%s", down_probed ? "busy_at_down" : "contention");
 #ifdef MMLOCK_RWSEM_WRITERS
 	mmlock_cap("vmalock=rwsem writer_begin=contended writer_readers=unknown");
 #endif
@@ -279,8 +364,16 @@ int mmlock_lock_attach(void)
 }
 
 /**
- * mmlock_lock_detach() - nothing of its own: main.c detaches tracepoints
+ * mmlock_lock_detach() - unregister the down_*() probes (main.c detaches
+ * the tracepoints)
  */
 void mmlock_lock_detach(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(down_kps); i++)
+		if (down_on[i])
+			unregister_kprobe(&down_kps[i]);
+	memset(down_on, 0, sizeof(down_on));
+	down_probed = false;
 }

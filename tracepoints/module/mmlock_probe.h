@@ -140,6 +140,7 @@ void mmlock_task_put(struct mmlock_task *t, unsigned int role);
 void mmlock_task_forget(void);
 extern atomic_t mmlock_nr_writers;
 extern atomic_t mmlock_nr_waits;
+extern atomic_t mmlock_nr_calls;
 
 /* fault.c, lock.c, vma.c: attach at load, detach at unload */
 int mmlock_fault_attach(void);

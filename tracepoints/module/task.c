@@ -35,6 +35,7 @@ static DEFINE_RAW_SPINLOCK(free_lock);
 
 atomic_t mmlock_nr_writers = ATOMIC_INIT(0);
 atomic_t mmlock_nr_waits = ATOMIC_INIT(0);
+atomic_t mmlock_nr_calls = ATOMIC_INIT(0);
 
 /**
  * mmlock_task_init() - allocate the pool of task records
@@ -165,8 +166,11 @@ void mmlock_task_forget(void)
 		return;
 	if ((t->roles & MMLOCK_R_WRITER) && t->wv_vma)
 		atomic_dec(&mmlock_nr_writers);
-	if ((t->roles & MMLOCK_R_CALL) && t->call_waiting)
-		atomic_dec(&mmlock_nr_waits);
+	if (t->roles & MMLOCK_R_CALL) {
+		atomic_dec(&mmlock_nr_calls);
+		if (t->call_waiting)
+			atomic_dec(&mmlock_nr_waits);
+	}
 	if ((t->roles & MMLOCK_R_WRITER) && t->wv_lock)
 		atomic_dec(&mmlock_nr_waits);
 	task_free(t);

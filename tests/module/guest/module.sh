@@ -161,7 +161,11 @@ record_run() {
 			> "$d/kernel.log" 2>&1 &
 		pids="$pids $!"
 	fi
-	mmlock record -z none -e "$(module_events)" --tgid "$tgid" -o "$d/module" \
+	# the kernel's events are filtered on their tgid field; the module's too
+	# (not only on set_event_pid, which event-fork widens to forked children)
+	set --
+	for e in $EVENTS; do set -- "$@" -F "mmlock_probe:${e#*:}:tgid == $tgid"; done
+	mmlock record -z none -e "$(module_events)" --tgid "$tgid" "$@" -o "$d/module" \
 		> "$d/module.log" 2>&1 &
 	pids="$pids $!"
 	i=0
@@ -241,6 +245,19 @@ for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 			continue
 		fi
 		evs=$(cat $W/$n/module/trace-*.txt 2>/dev/null | grep -c ': filemap_fault_begin: ')
+		# events per source, and the fault sleeps by lock: where two analyses differ
+		line=""
+		for e in $EVENTS; do
+			k=$(cat $W/$n/kernel/trace-*.txt 2>/dev/null | grep -c ": ${e#*:}: ")
+			m=$(cat $W/$n/module/trace-*.txt 2>/dev/null | grep -c ": ${e#*:}: ")
+			line="$line ${e#*:}=$k/$m"
+		done
+		say "# events kernel/module:$line"
+		for l in lock=vma lock=mmap lock=none lock=unknown reason=folio_lock reason=read_folio reason=readahead; do
+			k=$(cat $W/$n/kernel/trace-*.txt 2>/dev/null | grep -c "filemap_fault_wait_start: .* $l")
+			m=$(cat $W/$n/module/trace-*.txt 2>/dev/null | grep -c "filemap_fault_wait_start: .* $l")
+			printf '%s' " $l:$k/$m"
+		done | { read -r x; say "# fault sleeps kernel/module:$x"; }
 		if [ "$SAMPLES" -gt 0 ]; then	# mmlock.samples=N: N lines of each event, for a person
 			for e in $EVENTS; do
 				for src in module kernel; do
