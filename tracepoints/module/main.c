@@ -187,7 +187,11 @@ unsigned long mmlock_entry_caller(struct pt_regs *regs)
 static const char *const skip_prefix[] = {
 	"__traceiter_", "trace_", "perf_trace_", "__bpf_trace_", "rwsem_",
 	"down_", "__down", "__rwsem", "rwbase_", "percpu_down",
-	"__vma_start_write", "__vma_enter_locked",
+	"__vma_start_write", "__vma_enter_locked", "__mmap_lock_do_trace",
+	/* a kprobe handler's own frames */
+	"kprobe", "__kprobe", "aggr_pre_handler", "opt_pre_handler",
+	"optimized_callback", "optprobe", "exc_int3", "asm_exc_int3", "do_int3",
+	"ftrace_", "arch_ftrace", "0x",
 };
 
 static bool skip_frame(unsigned long addr)

@@ -109,6 +109,9 @@ struct mmlock_task {
 	u64			call_wait_start;
 	bool			call_write;
 	bool			call_waiting;
+	bool			call_busy;	/* not free at start_locking */
+	bool			call_downed;	/* went on to down_*() */
+	unsigned long		call_site;	/* of a busy call: its caller */
 	/* MMLOCK_R_WRITER: a VMA writer (vma_start_write) in progress */
 	struct mmlock_vma	wv;
 	void			*wv_lock;	/* rwsem design: the vm_lock */

@@ -13,7 +13,8 @@
 # mmlock.policies=a,b (default: stock,no-retry,retry-vma where the kernel has
 # the sysctls), mmlock.workloads=a,b (default vma-contention,fork-fault),
 # mmlock.samples=N (print N lines of each event of each capture, and the
-# analysis of the module's chunks without their trace.status).
+# analysis of the module's chunks without their trace.status),
+# mmlock.dump=NAME (e.g. vma-contention-stock: that run's files, base64).
 set -u
 T=/sys/kernel/tracing
 DELAY_MS=50
@@ -22,6 +23,7 @@ DURATION=4s
 POLICIES=""
 WORKLOADS="vma-contention,fork-fault"
 SAMPLES=0
+DUMP=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mmlock.delay_ms=*) DELAY_MS=${arg#mmlock.delay_ms=} ;;
@@ -30,6 +32,7 @@ for arg in $(cat /proc/cmdline); do
 	mmlock.policies=*) POLICIES=${arg#mmlock.policies=} ;;
 	mmlock.workloads=*) WORKLOADS=${arg#mmlock.workloads=} ;;
 	mmlock.samples=*) SAMPLES=${arg#mmlock.samples=} ;;
+	mmlock.dump=*) DUMP=${arg#mmlock.dump=} ;;
 	esac
 done
 W=/tmp/mmlock-module
@@ -299,6 +302,15 @@ for wl in $(echo "$WORKLOADS" | tr ',' ' '); do
 	done
 done
 set_policy stock
+# mmlock.dump=NAME: that run's captures and summaries on the console, as a
+# base64 tar between MMLOCK-DUMP-BEGIN/END, for a person to analyse
+if [ -n "$DUMP" ] && [ -d "$W/$DUMP" ]; then
+	dmesg -n 1	# no kernel line inside the base64
+	echo "MMLOCK-DUMP-BEGIN $DUMP"
+	tar czf - -C $W "$DUMP" | base64
+	echo "MMLOCK-DUMP-END"
+	dmesg -n 7
+fi
 
 # ---------------------------------------------------------------- unload
 # The module goes while its events are enabled and a workload faults.
