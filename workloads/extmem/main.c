@@ -3,6 +3,7 @@
  * extmem-probe: phase A (what the run context, Vulkan and GL say they can
  * do), then the tiers, then the verdict table, as text or as one JSON object.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -55,9 +56,12 @@ static int parse_u64(const char *s, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
+	/* strtoull() skips blanks and takes a sign: " -1" would be 2^64-1 */
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-')
+	if (errno || end == s || *end)
 		return -1;
 	*out = v;
 	return 0;
