@@ -30,7 +30,9 @@
 #include <json-c/json.h>
 #include <tracefs.h>
 
+#include "evset.h"
 #include "infile.h"
+#include "jsonout.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
 #include "record.h"
@@ -242,25 +244,18 @@ static int open_outdir(struct record *r)
 
 /* ---------------------------------------------------------------- events */
 
-static int has_event(struct collector *c, const char *sys, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr_events; i++)
-		if (!strcmp(c->events[i].system, sys) && !strcmp(c->events[i].name, name))
-			return 1;
-	return 0;
-}
-
-static void add_event(struct collector *c, char *sys, char *name)
+static struct rec_event *add_event(struct collector *c, char *sys, char *name)
 {
 	struct rec_event *e;
 	char *full;
+	size_t i;
 
-	if (has_event(c, sys, name)) {
-		free(sys);
-		free(name);
-		return;
+	for (i = 0; i < c->nr_events; i++) {
+		if (!strcmp(c->events[i].system, sys) && !strcmp(c->events[i].name, name)) {
+			free(sys);
+			free(name);
+			return &c->events[i];
+		}
 	}
 	c->events = xrealloc(c->events, (c->nr_events + 1) * sizeof(*c->events));
 	e = &c->events[c->nr_events++];
@@ -268,8 +263,10 @@ static void add_event(struct collector *c, char *sys, char *name)
 	e->system = sys;
 	e->name = name;
 	full = xasprintf("%s:%s", sys, name);
-	e->custom = mmlock_event_find(full) && mmlock_event_find(full)->custom;
+	/* the module's copies carry the contract's tgid field too */
+	e->custom = evset_find(full) && evset_find(full)->custom;
 	free(full);
+	return e;
 }
 
 static int available(struct collector *c, const char *sys, const char *name)
@@ -282,6 +279,16 @@ static int available(struct collector *c, const char *sys, const char *name)
 		found = !strcmp(c->available[i], full);
 	free(full);
 	return found;
+}
+
+/* How many of the contract's custom events the kernel has in @sys (NULL: their own systems). */
+static int available_custom(struct collector *c, const char *sys)
+{
+	int i, n = 0;
+
+	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+		n += available(c, sys ? sys : mmlock_events[i].system, mmlock_events[i].name);
+	return n;
 }
 
 /*
@@ -309,59 +316,165 @@ static void add_gki_module_triggers(struct record *r)
 }
 
 /*
- * The contract's events; on an unpatched kernel the stock fallback; on a
- * partly patched one ("mixed") the custom events it has plus the stock ones.
+ * An event of the default set: recorded when the kernel has it, else named
+ * once in trace.status (events_missing) and in a warning, never an error
+ * (Linux 6.1 has no filemap:mm_filemap_fault, arm64 no exceptions:*).
+ */
+static struct rec_event *add_default_event(struct record *r, const char *what,
+					   const char *sys, const char *name)
+{
+	char *full;
+	size_t k;
+
+	if (available(&r->col, sys, name))
+		return add_event(&r->col, xstrdup(sys), xstrdup(name));
+	full = xasprintf("%s:%s", sys, name);
+	for (k = 0; k < r->nr_events_missing; k++)
+		if (!strcmp(r->events_missing[k], full))
+			break;
+	if (k < r->nr_events_missing) {
+		free(full);
+		return NULL;
+	}
+	pr_warn("%s event %s is missing on this kernel", what, full);
+	r->events_missing = xrealloc(r->events_missing, (r->nr_events_missing + 1) *
+				     sizeof(*r->events_missing));
+	r->events_missing[r->nr_events_missing++] = full;
+	return NULL;
+}
+
+/* One line of a sysfs file of the module, or NULL (a warning says why). */
+static char *read_module_file(const char *path)
+{
+	char *text = infile_read(AT_FDCWD, path, 4096, NULL, INFILE_REGULAR);
+
+	if (!text) {
+		pr_warn("cannot read %s: %s; trace.status says null", path,
+			infile_strerror(errno));
+		return NULL;
+	}
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+/* The stock events, with the stock-event mode's additions (evset.h). */
+static void add_stock_set(struct record *r)
+{
+	int i;
+
+	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+		struct rec_event *e;
+
+		if (!ev->name)
+			continue;
+		e = add_default_event(r, "stock", ev->system, ev->name);
+		/* a write hold's stack names its syscall path: the writer's caller */
+		if (e && ev->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED)
+			e->stack_if = EVSET_WRITE_STACK_IF;
+	}
+	for (i = 0; i < EVSET_X_NR; i++) {
+		const struct evset_extra *x = &evset_extras[i];
+		struct rec_event *e = add_default_event(r, "stock", x->system, x->name);
+
+		if (e && x->filter && !e->filter)
+			e->filter = xstrdup(x->filter);
+	}
+}
+
+/*
+ * The default set of the chosen source (--source, evset.h): the kernel's
+ * contract events (on a partly patched kernel, "mixed": the custom events it
+ * has plus the stock ones), the module's copies of them, or the stock set.
+ * auto takes the first the kernel offers.
  */
 static int add_default_events(struct record *r)
 {
 	struct collector *c = &r->col;
-	int i, custom = 0, stock = 0;
+	int i, custom = available_custom(c, NULL), module = available_custom(c, EVSET_MODULE_SYSTEM);
+	int stock = 0, src = r->opts->source;
 
-	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
-		custom += available(c, mmlock_events[i].system, mmlock_events[i].name);
 	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++)
 		stock += available(c, mmlock_events[i].system, mmlock_events[i].name);
-	if (!custom && !stock) {
-		set_error(r, "this kernel has neither the mmlock events nor the stock mmap_lock "
-			  "events (CONFIG_TRACING, CONFIG_MMAP_LOCK tracepoints?)");
-		return -1;
-	}
-	r->event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : custom ? "mixed" : "stock";
-	for (i = 0; i < MMLOCK_EV_NR; i++) {
-		const struct mmlock_event *ev = &mmlock_events[i];
-
-		if (i == MMLOCK_EV_NR_CUSTOM || !ev->name)
-			continue;
-		if (ev->custom ? !custom : custom == MMLOCK_EV_NR_CUSTOM)
-			continue;	/* not part of this set */
-		if (!available(c, ev->system, ev->name)) {
-			/*
-			 * Not an error: a default-set event the kernel lacks (Linux
-			 * 6.1 has no filemap:mm_filemap_fault) is named in
-			 * trace.status (events_missing) and left out.
-			 */
-			char *full = xasprintf("%s:%s", ev->system, ev->name);
-			size_t k;
-
-			for (k = 0; k < r->nr_events_missing; k++)
-				if (!strcmp(r->events_missing[k], full))
-					break;
-			if (k < r->nr_events_missing) {
-				free(full);
-				continue;
-			}
-			pr_warn("%s event %s is missing on this kernel",
-				ev->custom ? "mmlock" : "stock", full);
-			r->events_missing = xrealloc(r->events_missing, (r->nr_events_missing + 1) *
-						     sizeof(*r->events_missing));
-			r->events_missing[r->nr_events_missing++] = full;
-			continue;
+	if (src == EVSET_SRC_AUTO)
+		src = custom == MMLOCK_EV_NR_CUSTOM ? EVSET_SRC_KERNEL : module ? EVSET_SRC_MODULE :
+		      custom ? EVSET_SRC_KERNEL : EVSET_SRC_STOCK;
+	switch (src) {
+	case EVSET_SRC_MODULE:
+		if (!module) {
+			set_error(r, "mmlock_probe.ko is not loaded (available_events lists no %s "
+				  "event): load it (tracepoints/module/README.md) or give --source "
+				  "stock", EVSET_MODULE_SYSTEM);
+			r->env_failure = 1;
+			return -1;
 		}
-		add_event(c, xstrdup(ev->system), xstrdup(ev->name));
+		r->event_set = "custom";
+		r->event_source = "module";
+		for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+			add_default_event(r, "module", EVSET_MODULE_SYSTEM, mmlock_events[i].name);
+		free(r->module_caps);
+		free(r->module_version);
+		r->module_caps = read_module_file(EVSET_MODULE_CAPS);
+		r->module_version = read_module_file(EVSET_MODULE_VERSION);
+		return 0;
+	case EVSET_SRC_KERNEL:
+		if (!custom) {
+			set_error(r, "this kernel has none of the mmlock events (no mmlock series): "
+				  "give --source module (mmlock_probe.ko) or --source stock");
+			r->env_failure = 1;
+			return -1;
+		}
+		r->event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : "mixed";
+		r->event_source = custom == MMLOCK_EV_NR_CUSTOM ? "kernel" : "mixed";
+		for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
+			add_default_event(r, "mmlock", mmlock_events[i].system, mmlock_events[i].name);
+		if (custom < MMLOCK_EV_NR_CUSTOM) {
+			for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++)
+				if (mmlock_events[i].name)
+					add_default_event(r, "stock", mmlock_events[i].system,
+							  mmlock_events[i].name);
+		} else if (strstr(r->kernel_release, "-android")) {
+			add_gki_module_triggers(r);
+		}
+		return 0;
+	default:
+		if (!stock) {
+			set_error(r, "this kernel has neither the mmlock events nor the stock mmap_lock "
+				  "events (CONFIG_TRACING, CONFIG_MMAP_LOCK tracepoints?)");
+			r->env_failure = 1;
+			return -1;
+		}
+		r->event_set = "stock";
+		r->event_source = "stock";
+		add_stock_set(r);
+		return 0;
 	}
-	if (custom == MMLOCK_EV_NR_CUSTOM && strstr(r->kernel_release, "-android"))
-		add_gki_module_triggers(r);
-	return 0;
+}
+
+/*
+ * The source of a set named with -e (or told with --stdin -e): the one
+ * source all its events come from, "mixed" for several, NULL for none.
+ */
+static const char *source_of_events(const struct collector *c)
+{
+	int kernel = 0, module = 0, stock = 0;
+	size_t i;
+
+	for (i = 0; i < c->nr_events; i++) {
+		char *full = xasprintf("%s:%s", c->events[i].system, c->events[i].name);
+		const struct mmlock_event *ev = evset_find(full);
+
+		if (evset_is_module(full))
+			module = 1;
+		else if (ev && ev->custom)
+			kernel = 1;
+		else if (ev || evset_extra_find(full) >= 0)
+			stock = 1;
+		free(full);
+	}
+	if (kernel + module + stock > 1)
+		return "mixed";
+	return kernel ? "kernel" : module ? "module" : stock ? "stock" : NULL;
 }
 
 static void report_unknown(struct record *r, const char *what, const char *spec, int err)
@@ -415,6 +528,8 @@ static int resolve_events(struct record *r)
 	}
 	if (!r->event_set)
 		r->event_set = "user";
+	if (!r->event_source)
+		r->event_source = source_of_events(c);
 	return 0;
 }
 
@@ -487,6 +602,15 @@ static int build_filters(struct record *r)
 		free(e->trigger);
 		/* conditional, so it honours the filter; see analysis.md */
 		e->trigger = xasprintf("stacktrace if %s", e->filter ? e->filter : "common_pid >= 0");
+	}
+	/* the default set's own stack triggers, where --stack did not ask for more */
+	for (i = 0; i < r->col.nr_events; i++) {
+		struct rec_event *e = &r->col.events[i];
+
+		if (!e->stack_if || e->trigger)
+			continue;
+		e->trigger = e->filter ? xasprintf("stacktrace if (%s) && (%s)", e->filter, e->stack_if) :
+			     xasprintf("stacktrace if %s", e->stack_if);
 	}
 	return 0;
 }
@@ -1006,6 +1130,9 @@ static int stdin_events(struct record *r)
 			return -1;
 		}
 		r->events_unknown = 1;
+		/* --source says which set the producer enabled, if not which events */
+		if (o->source != EVSET_SRC_AUTO)
+			r->event_source = evset_source_name(o->source);
 		return 0;
 	}
 	for (i = 0; i < o->nr_events; i++) {
@@ -1013,7 +1140,9 @@ static int stdin_events(struct record *r)
 		const struct mmlock_event *ev = mmlock_event_find(spec);
 		char *full;
 
-		if (ev) {
+		if (evset_is_module(spec)) {
+			full = xstrdup(spec);	/* the module's copy keeps its system */
+		} else if (ev) {
 			full = xasprintf("%s:%s", ev->system, ev->name);
 		} else if (colon && colon > spec && colon[1] && !strchr(colon + 1, ':') &&
 			   !strpbrk(spec, " \t\n/")) {
@@ -1031,18 +1160,20 @@ static int stdin_events(struct record *r)
 	}
 	for (i = 0; i < c->nr_events; i++) {
 		char *full = xasprintf("%s:%s", c->events[i].system, c->events[i].name);
-		const struct mmlock_event *ev = mmlock_event_find(full);
+		const struct mmlock_event *ev = evset_find(full);
 
-		free(full);
 		if (ev && ev->custom)
 			custom++;
-		else if (ev)
+		else if (ev || evset_extra_find(full) >= 0)
 			stock++;
 		else
 			other++;
+		free(full);
 	}
 	r->event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : custom && stock ? "mixed" :
 		       !custom && stock && !other ? "stock" : "user";
+	r->event_source = o->source != EVSET_SRC_AUTO ? evset_source_name(o->source) :
+			  source_of_events(c);
 	return build_filters(r);
 }
 
@@ -1177,6 +1308,69 @@ static void report_stale(const char *name, void *ctx)
 	pr_warn("removed tracing instance %s left by a killed mmlock record", name);
 }
 
+/*
+ * --dry-run: the events, filters and triggers a recording would set, as the
+ * trace.status keys that say so, on standard output.  Only the top-level
+ * available_events (and the module's sysfs files) are read: no instance,
+ * no output directory, nothing written to the kernel.
+ */
+static int record_dry_run(struct record *r, char *dir)
+{
+	json_object *o, *a;
+	int ret = MMLOCK_EXIT_KERNEL;
+	size_t i;
+
+	r->col.tracing_dir = dir;
+	if (resolve_events(r) || build_filters(r)) {
+		if (r->env_failure)
+			ret = MMLOCK_EXIT_ENV;
+		goto out;
+	}
+	if (r->opts->tgid) {
+		int stock = 0;
+
+		for (i = 0; i < r->col.nr_events; i++)
+			stock |= !r->col.events[i].custom;
+		if (stock)
+			add_threads(r, r->opts->tgid);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "event_source", r->event_source ?
+			       json_object_new_string(r->event_source) : NULL);
+	json_object_object_add(o, "event_set", json_object_new_string(r->event_set));
+	a = json_object_new_array();
+	for (i = 0; i < r->col.nr_events; i++) {
+		const struct rec_event *e = &r->col.events[i];
+		json_object *ev = json_object_new_object();
+		char *full = xasprintf("%s:%s", e->system, e->name);
+
+		json_object_object_add(ev, "name", json_object_new_string(full));
+		json_object_object_add(ev, "filter", e->filter ? json_object_new_string(e->filter) : NULL);
+		json_object_object_add(ev, "trigger", e->trigger ?
+				       json_object_new_string(e->trigger) : NULL);
+		json_object_array_add(a, ev);
+		free(full);
+	}
+	json_object_object_add(o, "events", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->nr_events_missing; i++)
+		json_object_array_add(a, json_object_new_string(r->events_missing[i]));
+	json_object_object_add(o, "events_missing", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->nr_pids; i++)
+		json_object_array_add(a, json_object_new_int(r->pids[i]));
+	json_object_object_add(o, "set_event_pid", a);
+	json_object_object_add(o, "module_caps", r->module_caps ?
+			       json_object_new_string(r->module_caps) : NULL);
+	json_object_object_add(o, "module_version", r->module_version ?
+			       json_object_new_string(r->module_version) : NULL);
+	ret = json_write(NULL, o, 1, 0) ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
+	json_object_put(o);
+out:
+	/* collector_destroy() frees it with the event list */
+	return ret;
+}
+
 static int record_trace(struct record *r)
 {
 	struct record_opts *o = r->opts;
@@ -1195,6 +1389,8 @@ static int record_trace(struct record *r)
 			  o->tracefs ? "" : " (mount -t tracefs nodev /sys/kernel/tracing failed)");
 		return MMLOCK_EXIT_ENV;
 	}
+	if (o->dry_run)
+		return record_dry_run(r, dir);
 	if (collector_remove_stale(dir, 0, report_stale, NULL) < 0)
 		pr_warn("could not remove every stale mmlock instance: %s", strerror(errno));
 	if (open_outdir(r)) {
@@ -1217,8 +1413,11 @@ static int record_trace(struct record *r)
 	r->state = "setup";
 
 	ret = MMLOCK_EXIT_KERNEL;
-	if (resolve_events(r) || build_filters(r))
+	if (resolve_events(r) || build_filters(r)) {
+		if (r->env_failure)
+			ret = MMLOCK_EXIT_ENV;
 		goto destroy_instance;
+	}
 	if (o->cmd) {
 		if (start_command(r)) {
 			set_error(r, "cannot start '%s': %s", o->cmd[0], strerror(errno));
@@ -1378,6 +1577,8 @@ int cmd_record(int argc, char **argv)
 	free(r.error);
 	free(r.clock);
 	free(r.pids);
+	free(r.module_caps);
+	free(r.module_version);
 	free(r.argv);
 	while (r.nr_events_missing)
 		free(r.events_missing[--r.nr_events_missing]);

@@ -134,6 +134,8 @@ struct record_opts {
 	int			binary;
 	int			use_stdin;
 	const char		*from_binary;	/* --from-binary DIR */
+	int			source;		/* enum evset_source of the default set */
+	int			dry_run;	/* --dry-run: print the setup, record nothing */
 	int			progress;
 	int			no_fsync;
 	int			help;
@@ -178,6 +180,7 @@ struct rec_event {
 	char	*filter;	/* as written, NULL when none */
 	char	*trigger;	/* as written, NULL when none */
 	int	custom;		/* has the contract's tgid field */
+	const char *stack_if;	/* default stack trigger's condition, NULL when none */
 };
 
 struct tracefs_instance;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "evset.h"
 #include "util.h"
 
 void record_usage(FILE *out)
@@ -26,8 +27,14 @@ void record_usage(FILE *out)
 "                          or a non-empty directory, unless --force)\n"
 "  -f, --force             reuse DIR: remove the trace files already in it\n"
 "  -e, --events LIST       events, comma-separated: NAME or SYSTEM:NAME, or\n"
-"                          'default' (the contract's events; the stock\n"
-"                          mmap_lock/filemap/sched events on an unpatched kernel)\n"
+"                          'default' (the events of the source, --source)\n"
+"      --source KIND       where the default events come from: auto (default:\n"
+"                          kernel if it has every event of the contract, else\n"
+"                          module if mmlock_probe.ko is loaded, else stock),\n"
+"                          kernel (the mmlock series), module (mmlock_probe.ko:\n"
+"                          the same events in the system mmlock_probe) or stock\n"
+"                          (the kernel's own mmap_lock, lock:contention_*,\n"
+"                          filemap, exceptions and sched events)\n"
 "  -F, --filter EV:EXPR    kernel filter for event EV (repeatable)\n"
 "  -p, --tgid TGID         only this process (all its threads and children)\n"
 "  -s, --stack EV          kernel stack trace after each EV event that passes\n"
@@ -50,6 +57,9 @@ void record_usage(FILE *out)
 "      --no-fsync          do not fsync chunks when they are completed\n"
 "      --tracefs DIR       tracefs mount (default /sys/kernel/tracing or\n"
 "                          $MMLOCK_TRACEFS)\n"
+"      --dry-run           print the events, filters and triggers it would set\n"
+"                          (JSON, the keys of trace.status) and record nothing;\n"
+"                          needs no -o\n"
 "  -h, --help              this text\n"
 "\n"
 "With COMMAND, mmlock starts it held at a gate, filters its TGID, releases it,\n"
@@ -69,6 +79,8 @@ enum {
 	OPT_NO_FSYNC,
 	OPT_TRACEFS,
 	OPT_FROM_BINARY,
+	OPT_SOURCE,
+	OPT_DRY_RUN,
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +104,8 @@ static const struct option long_opts[] = {
 	{ "no-fsync",		no_argument,		NULL, OPT_NO_FSYNC },
 	{ "tracefs",		required_argument,	NULL, OPT_TRACEFS },
 	{ "from-binary",	required_argument,	NULL, OPT_FROM_BINARY },
+	{ "source",		required_argument,	NULL, OPT_SOURCE },
+	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -262,6 +276,17 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_FROM_BINARY:
 			o->from_binary = optarg;
 			break;
+		case OPT_SOURCE: {
+			int src = evset_source_parse(optarg);
+
+			if (src < 0)
+				return bad("--source", optarg, "expected auto, kernel, module or stock");
+			o->source = src;
+			break;
+		}
+		case OPT_DRY_RUN:
+			o->dry_run = 1;
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -278,9 +303,25 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 		o->cmd = argv + optind;
 		o->nr_cmd = argc - optind;
 	}
-	if (!o->output) {
+	if (!o->output && !o->dry_run) {
 		pr_err("no output directory: give -o DIR");
 		return -1;
+	}
+	if (o->dry_run && (o->use_stdin || o->from_binary || o->cmd)) {
+		pr_err("--dry-run shows what a recording would set in the kernel: it takes no "
+		       "--stdin, --from-binary or COMMAND");
+		return -1;
+	}
+	if (o->source != EVSET_SRC_AUTO && !o->use_stdin) {
+		size_t i;
+		int dflt = !o->nr_events;
+
+		for (i = 0; i < o->nr_events; i++)
+			dflt |= !strcmp(o->events[i], "default");
+		if (!dflt) {
+			pr_err("--source chooses the default events: give no -e, or -e default");
+			return -1;
+		}
 	}
 	if (o->compress == CHUNK_GZIP && o->level > 9)
 		return bad("--level", "gzip", "gzip levels are 1-9");

@@ -28,6 +28,10 @@ struct record {
 	int			made_outdir;
 	struct collector	col;
 	const char		*event_set;	/* "custom", "stock", "user", NULL */
+	const char		*event_source;	/* "kernel", "module", "stock", "mixed", NULL */
+	char			*module_caps;	/* the module's caps line, NULL */
+	char			*module_version;
+	int			env_failure;	/* a failed setup is the environment's (exit 5) */
 	int			events_unknown;	/* --stdin without -e: events null */
 	char			**events_missing; /* default-set events the kernel lacks */
 	size_t			nr_events_missing;

@@ -301,6 +301,9 @@ static struct json_object *build(struct record *r)
 	add(o, "tracefs", jstr(r->col.tracing_dir));
 	add(o, "instance", r->col.tracing_dir ? jstr(r->col.name) : NULL);
 	add(o, "event_set", jstr(r->event_set));
+	add(o, "event_source", jstr(r->event_source));
+	add(o, "module_caps", jstr(r->module_caps));
+	add(o, "module_version", jstr(r->module_version));
 	a = json_object_new_array();
 	for (i = 0; i < r->col.nr_events; i++) {
 		const struct rec_event *e = &r->col.events[i];
@@ -419,7 +422,8 @@ static struct json_object *build(struct record *r)
 static void overlay_source(struct record *r, struct json_object *o)
 {
 	static const char *const keys[] = {
-		"kernel_release", "tracefs", "instance", "event_set", "events", "events_missing",
+		"kernel_release", "tracefs", "instance", "event_set", "event_source",
+		"module_caps", "module_version", "events", "events_missing",
 		"filter",
 		"stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid",
 		"event_fork", "tgid", "set_event_pid", "command", "start_time", "start_clock_ns",

@@ -78,6 +78,37 @@ static void test_args(void)
 	rc = parse(&o, a9);
 	CHECK(rc == 0 && o.help, "--help");
 	record_opts_release(&o);
+	{
+		char *s1[] = { "record", "-o", "o", "--source", "module", NULL };
+		char *s2[] = { "record", "-o", "o", "--source", "modules", NULL };
+		char *s3[] = { "record", "-o", "o", "--source", "stock", "-e", "x", NULL };
+		char *s4[] = { "record", "-o", "o", "--source", "stock", "-e", "x,default", NULL };
+		char *s5[] = { "record", "--dry-run", NULL };
+		char *s6[] = { "record", "--dry-run", "--", "ls", NULL };
+		char *s7[] = { "record", "-o", "o", "--stdin", "--source", "kernel", NULL };
+
+		rc = parse(&o, s1);
+		CHECK(rc == 0 && o.source == 2 && !o.dry_run, "--source module");
+		record_opts_release(&o);
+		rc = parse(&o, s2);
+		CHECK(rc == -1, "--source modules is refused");
+		record_opts_release(&o);
+		rc = parse(&o, s3);
+		CHECK(rc == -1, "--source with -e and no default is refused");
+		record_opts_release(&o);
+		rc = parse(&o, s4);
+		CHECK(rc == 0 && o.source == 3, "--source with -e ...,default");
+		record_opts_release(&o);
+		rc = parse(&o, s5);
+		CHECK(rc == 0 && o.dry_run && !o.output, "--dry-run needs no -o");
+		record_opts_release(&o);
+		rc = parse(&o, s6);
+		CHECK(rc == -1, "--dry-run with a COMMAND is refused");
+		record_opts_release(&o);
+		rc = parse(&o, s7);
+		CHECK(rc == 0 && o.use_stdin && o.source == 1, "--stdin --source names the producer's set");
+		record_opts_release(&o);
+	}
 }
 
 static void test_filter_split(void)

@@ -18,6 +18,7 @@
 static const char *const keys[] = {
 	"format", "version", "state", "stop_reason", "error", "mmlock_version",
 	"command_line", "kernel_release", "mode", "tracefs", "instance", "event_set",
+	"event_source", "module_caps", "module_version",
 	"events", "events_missing", "filter", "stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid", "event_fork", "tgid",
 	"set_event_pid", "command", "start_time", "stop_time", "start_clock_ns",
 	"stop_clock_ns", "compression", "chunk_limits", "chunks", "binary", "nr_cpus",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * common/: number parsing (issue 13 L5), UTF-8 repair (L3), bounded input
- * files (M4), the status skimmer (L6), and the atomic output helper (H3/H4).
+ * files (M4), the status skimmer (L6), the atomic output helper (H3/H4), and
+ * the event sources (evset.h: the module's system, the stock additions).
  * The device cases need root (mknod); they skip without it.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "evset.h"
 #include "infile.h"
 #include "jsonout.h"
 #include "jsonskim.h"
@@ -238,8 +240,46 @@ static void test_skim(void)
 	free(err);
 }
 
+static void test_evset(void)
+{
+	const struct mmlock_event *ev;
+
+	ev = evset_find("mmlock_probe:filemap_fault_begin");
+	CHECK(ev && ev->id == MMLOCK_EV_FILEMAP_FAULT_BEGIN && ev->custom,
+	      "evset_find: the module's copy is the contract's event");
+	ev = evset_find("mmlock_probe:mmap_lock_hold_end");
+	CHECK(ev && ev->id == MMLOCK_EV_MMAP_LOCK_HOLD_END, "evset_find: an mmap_lock one too");
+	CHECK(!evset_find("mmlock_probe:mmap_lock_released"),
+	      "evset_find: a stock event is no module event");
+	CHECK(!evset_find("mmlock_probe:nothing"), "evset_find: unknown name");
+	CHECK(evset_find("filemap:filemap_fault_begin") == evset_find("filemap_fault_begin"),
+	      "evset_find: the kernel's names as mmlock_event_find()");
+	CHECK(evset_is_module("mmlock_probe:vma_start_write_begin") &&
+	      !evset_is_module("mmap_lock:vma_start_write_begin") &&
+	      !evset_is_module("mmlock_probex:vma_start_write_begin") &&
+	      !evset_is_module("mmlock_probe"), "evset_is_module");
+	CHECK(evset_extra_find("lock:contention_begin") == EVSET_X_CONTENTION_BEGIN &&
+	      evset_extra_find("contention_end") == EVSET_X_CONTENTION_END &&
+	      evset_extra_find("exceptions:page_fault_user") == EVSET_X_PAGE_FAULT_USER &&
+	      evset_extra_find("sched:sched_process_exit") == EVSET_X_PROCESS_EXIT &&
+	      evset_extra_find("sched:contention_begin") < 0 &&
+	      evset_extra_find("mmap_lock_released") < 0, "evset_extra_find");
+	CHECK(evset_source_parse("auto") == EVSET_SRC_AUTO &&
+	      evset_source_parse("module") == EVSET_SRC_MODULE &&
+	      evset_source_parse("Stock") < 0 && evset_source_parse(NULL) < 0 &&
+	      !strcmp(evset_source_name(EVSET_SRC_STOCK), "stock"), "evset_source_parse/name");
+	CHECK(evset_caps_has("version=1 vmalock=rwsem writer_begin=contended\n", "writer_begin",
+			     "contended") &&
+	      evset_caps_has("read_fail=reason_unknown", "read_fail", "reason_unknown") &&
+	      !evset_caps_has("writer_begin=contended_x", "writer_begin", "contended") &&
+	      !evset_caps_has("xwriter_begin=contended", "writer_begin", "contended") &&
+	      !evset_caps_has("writer_begin=all", "writer_begin", "contended") &&
+	      !evset_caps_has(NULL, "writer_begin", "contended"), "evset_caps_has: whole words");
+}
+
 int main(void)
 {
+	test_evset();
 	test_numbers();
 	test_utf8();
 	test_outfile();
