@@ -24,6 +24,8 @@ struct summary_meta {
 	const char	*clock;
 	const char	*filter;
 	const char	*event_set;		/* from trace.status, or NULL */
+	const char	*event_source;		/* kernel, module, stock, mixed; NULL: not said */
+	const char	*module_caps;		/* the module's caps line, or NULL */
 	const char	**events;		/* recorded events (system:name), or NULL */
 	int		nr_events;
 	int64_t		status_lost;		/* lost events the collector counted, -1 */

@@ -288,6 +288,8 @@ int cmd_analyze(int argc, char **argv)
 	meta.clock = st.clock;
 	meta.filter = st.filter;
 	meta.event_set = st.event_set;
+	meta.event_source = st.event_source;
+	meta.module_caps = st.module_caps;
 	meta.events = st.events;
 	meta.nr_events = st.nr_events;
 	meta.status_lost = st.lost;

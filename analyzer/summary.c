@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "analysis-int.h"
+#include "evset.h"
 #include "util.h"
 
 enum family { FAM_FILEMAP, FAM_VMA_WRITER, FAM_READ_FAIL, FAM_FALLBACK, FAM_MMAP, FAM_SCHED,
@@ -20,7 +21,8 @@ static const char *const family_names[FAM_NR] = {
 
 static enum family family_of(const char *sys_name)
 {
-	const struct mmlock_event *ev = mmlock_event_find(sys_name);
+	/* the module's mmlock_probe:NAME are the contract's events */
+	const struct mmlock_event *ev = evset_find(sys_name);
 
 	if (!ev)
 		return FAM_NR;
@@ -461,10 +463,27 @@ static int mm_filemap_fault_recorded(const struct analysis *an, const struct sum
 	return 0;
 }
 
+/*
+ * Where the events came from: what trace.status says, else what the input
+ * shows (custom events are the kernel's unless a status says module).
+ */
+static json_object *event_source(const struct analysis *an, const struct summary_meta *meta,
+				 int stock_mode)
+{
+	const char *src = meta->event_source;
+
+	if (!src && stock_mode)
+		src = "stock";
+	else if (!src && (any_custom(an) || (meta->event_set && !strcmp(meta->event_set, "custom"))))
+		src = "kernel";
+	return src ? json_object_new_string(src) : NULL;
+}
+
 json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *root = json_object_new_object(), *o, *missing;
 	int rec[FAM_NR], stock_mode, i, a_ok, b_ok, c_ok;
+	int writers_all, read_fail_seen, read_fail_reasons, fallback_seen;
 	uint64_t first_ts = 0, last_ts = an->now;
 	const char *event_set;
 
@@ -479,7 +498,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 			if (f < FAM_NR)
 				rec[f] = 1;
 		}
-		if (meta->event_set && !strcmp(meta->event_set, "stock"))
+		if ((meta->event_set && !strcmp(meta->event_set, "stock")) ||
+		    (meta->event_source && !strcmp(meta->event_source, "stock")))
 			stock_mode = 1;
 	} else {
 		for (i = 0; i < FAM_NR; i++)
@@ -491,6 +511,19 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		event_set = any_stock(an) ? "mixed" : "custom";
 	else
 		event_set = stock_mode ? "stock" : "none";
+
+	/*
+	 * What mmlock_probe.ko says it cannot see on this kernel (its caps
+	 * line): on rwsem VMA locks only writers that waited are seen, so
+	 * their number is not measured (their waits, callers and Type-A are);
+	 * a read failure's reason may be unknown to it.
+	 */
+	writers_all = !evset_caps_has(meta->module_caps, "writer_begin", "contended");
+	read_fail_seen = !evset_caps_has(meta->module_caps, "read_fail", "none");
+	read_fail_reasons = read_fail_seen &&
+		!evset_caps_has(meta->module_caps, "read_fail", "reason_unknown") &&
+		!evset_caps_has(meta->module_caps, "read_fail_reason", "unknown");
+	fallback_seen = !evset_caps_has(meta->module_caps, "fallback", "none");
 
 	a_ok = rec[FAM_FILEMAP] && rec[FAM_VMA_WRITER] && !stock_mode;
 	b_ok = rec[FAM_FILEMAP] && rec[FAM_MMAP] && !stock_mode;
@@ -524,6 +557,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 			json_object_array_add(missing, json_object_new_string(family_names[i]));
 	add(o, "event_families_missing", missing);
 	add(o, "event_set", json_object_new_string(event_set));
+	add(o, "event_source", event_source(an, meta, stock_mode));
+	add(o, "module_caps", meta->module_caps ? json_object_new_string(meta->module_caps) : NULL);
 	add(o, "stack_traces", jint(an->stack_traces));
 	add(o, "other_events", jint(an->other_events));
 	add(o, "truncated_inputs", jint(meta->truncated_inputs));
@@ -568,12 +603,13 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 		o = json_object_new_object();
 		add(o, "total_count",
-		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m));
+		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m && writers_all));
 		add(o, "wait_durations_us", dist(&an->vma_wait, m));
 		add(o, "by_caller", m ? writer_callers(an) : NULL);
-		add(o, "by_syscall", reasons(&an->by_syscall, m));
-		add(o, "file_backed", count_or_null(an->file_backed, m));
-		add(o, "anonymous", count_or_null(an->anonymous, m));
+		/* counts of every writer, like total_count */
+		add(o, "by_syscall", reasons(&an->by_syscall, m && writers_all));
+		add(o, "file_backed", count_or_null(an->file_backed, m && writers_all));
+		add(o, "anonymous", count_or_null(an->anonymous, m && writers_all));
 		add(root, "vma_writer", o);
 	}
 
@@ -601,14 +637,14 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	}
 
 	{
-		int m = rec[FAM_READ_FAIL] && !stock_mode;
+		int m = rec[FAM_READ_FAIL] && !stock_mode && read_fail_seen;
 
 		o = json_object_new_object();
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_READ_FAIL], m));
-		add(o, "reasons", reasons(&an->read_fail, m));
+		add(o, "reasons", reasons(&an->read_fail, m && read_fail_reasons));
 		add(root, "vma_read_fail", o);
-		m = rec[FAM_FALLBACK] && !stock_mode;
+		m = rec[FAM_FALLBACK] && !stock_mode && fallback_seen;
 		o = json_object_new_object();
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));

@@ -82,7 +82,8 @@ int trace_status_read(struct trace_status *st, const char *path, int stream)
 {
 	static const char *const keys[] = {
 		"events", "lost_events", "clock", "filter", "event_set", "sysctls",
-		"stack_position", "stack", "mode", NULL
+		"stack_position", "stack", "mode", "event_source", "module_caps", "module_version",
+		NULL
 	};
 	struct json_object *v, *sys;
 	char *err = NULL, *skipped = NULL;
@@ -133,6 +134,9 @@ int trace_status_read(struct trace_status *st, const char *path, int stream)
 	st->filter = jstr(st->root, "filter");
 	st->event_set = jstr(st->root, "event_set");
 	st->mode = jstr(st->root, "mode");
+	st->event_source = jstr(st->root, "event_source");
+	st->module_caps = jstr(st->root, "module_caps");
+	st->module_version = jstr(st->root, "module_version");
 	if (json_object_object_get_ex(st->root, "sysctls", &sys) &&
 	    json_object_is_type(sys, json_type_object)) {
 		st->no_retry = status_sysctl(path, sys, "filemap_fault_no_retry", st->no_retry);

@@ -28,6 +28,9 @@ struct json_object;
  * @filter: the one-line filter summary, or NULL
  * @event_set: "custom", "stock", "mixed", "user", or NULL
  * @mode: "text", "binary", "stdin", "decoded", or NULL
+ * @event_source: "kernel", "module", "stock", "mixed", or NULL (not said)
+ * @module_caps: the module's caps line (event_source "module"), or NULL
+ * @module_version: the module's version, or NULL
  */
 struct trace_status {
 	struct json_object	*root;
@@ -36,6 +39,7 @@ struct trace_status {
 	int64_t			lost;
 	int			no_retry, retry_vma_lock, stack_before;
 	const char		*clock, *filter, *event_set, *mode;
+	const char		*event_source, *module_caps, *module_version;
 };
 
 /**
