@@ -175,8 +175,8 @@ struct run_opts {
 };
 
 /* One workload under one policy; fills @row for the table. */
-static int run_one(const char *self, const struct run_opts *o, const char *wl,
-		   const struct run_policy *p, json_object *row)
+static int run_one(const char *self, const struct run_opts *o, const struct run_source *rs,
+		   const char *wl, const struct run_policy *p, json_object *row)
 {
 	char *dir = xasprintf("%s/%s/%s", o->outdir, wl, p->name);
 	char *trace = xasprintf("%s/trace", dir);
@@ -200,6 +200,9 @@ static int run_one(const char *self, const struct run_opts *o, const char *wl,
 	run_argv_push(&a, "-o");
 	run_argv_push(&a, trace);
 	run_argv_push(&a, "--force");
+	/* the source chosen once for the whole run, so every capture agrees */
+	run_argv_push(&a, "--source");
+	run_argv_push(&a, run_source_name(rs->kind));
 	for (i = 0; i < o->nr_stacks; i++) {
 		run_argv_push(&a, "--stack");
 		run_argv_push(&a, o->stacks[i]);
@@ -404,7 +407,7 @@ int cmd_run(int argc, char **argv)
 				continue;
 			row = json_object_new_object();
 			json_object_object_add(row, "event_source", run_source_json(&rs));
-			if (run_one(self, &o, argv[i], &run_policies[p], row) &&
+			if (run_one(self, &o, &rs, argv[i], &run_policies[p], row) &&
 			    !strstr(json_object_to_json_string(row), "not patched"))
 				failed++;
 			json_object_array_add(rows, row);
