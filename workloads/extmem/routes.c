@@ -317,7 +317,9 @@ void route_t1_gles_inproc(struct probe *p, struct row *r)
 	pat_expect(tmp, REG_F, seed);
 	if (p->o->selftest == SELFTEST_CORRUPT)
 		tmp[7] ^= 0x100u;
-	if (gl_write(&p->gl, imp.buf, (size_t)REG_F * REGION, REGION, tmp, r->why) == 0)
+	/* silent-child: the importing side (GL, in this process) never writes */
+	if (p->o->selftest != SELFTEST_SILENT &&
+	    gl_write(&p->gl, imp.buf, (size_t)REG_F * REGION, REGION, tmp, r->why) == 0)
 		st->write = pat_check(b.map, REG_F, seed);
 	explain(r, st, "GL's copy of region A", "GL's write of region F, read through Vulkan,");
 	gpu->ran = true;
