@@ -31,12 +31,23 @@ mountpoint -q /mnt/slow || mount -t ext4 /dev/mapper/slow /mnt/slow || {
 }
 mkdir -p /mnt/slow/work
 
+knob() { cat "/proc/sys/vm/$1" 2>/dev/null || echo null; }
+nr_before=$(knob filemap_fault_no_retry)
+rv_before=$(knob fault_retry_vma_lock)
+
 # The writer of vma-contention runs above the readers' priority (nice -10 vs
 # 0): its Type-A pairs under no-retry are Type-C on purpose.
 mmlock run -o $R -d "$DURATION" -D /mnt/slow/work --kernel "$(uname -r)" \
 	-a 'vma-contention:--writer-nice -10 --readers 3 --pages 1024' \
 	-a 'fork-fault:--pages 1024' -a 'mmap-churn:--pages 1024' \
 	$(echo "$WORKLOADS" | tr ',' ' ') 2>&1 | sed 's/^/MMLOCK-M: /'
+
+# After a normal finish too, the knobs read what they read before and no
+# tracing instance is left.
+mkdir -p $R/finish
+printf '{"no_retry_before": %s, "no_retry_after": %s, "retry_vma_before": %s, "retry_vma_after": %s, "instances_left": %s}\n' \
+	"$nr_before" "$(knob filemap_fault_no_retry)" "$rv_before" "$(knob fault_retry_vma_lock)" \
+	"$(ls /sys/kernel/tracing/instances | grep -c '^mmlock' || true)" >$R/finish/result.json
 
 # Interrupted mid-run, mmlock run must put the sysctls back and leave no
 # tracing instance: start a no-retry run, SIGINT it once the knob is set.
