@@ -41,7 +41,7 @@ struct mmlock_fault_ctx {
 	struct mmlock_fault	f;
 	unsigned int		flags;		/* vmf->flags at entry */
 	int			will_drop;	/* 1, 0, or -1: not known */
-	int			retry;		/* MMLOCK_RETRY_* of the drop */
+	int			retry;		/* FILEMAP_FAULT_RETRY_* of the drop */
 	int			first_site;	/* retry word of the first sleep, or -1 */
 	bool			dropped;
 	bool			killed;
@@ -68,28 +68,28 @@ enum site {
 };
 
 static const int site_wait[SITE_NR] = {
-	[SITE_FOLIO_LOCK_KILLABLE] = MMLOCK_WAIT_FOLIO_LOCK,
-	[SITE_FOLIO_LOCK] = MMLOCK_WAIT_FOLIO_LOCK,
-	[SITE_READ_FOLIO] = MMLOCK_WAIT_READ_FOLIO,
-	[SITE_READ_FOLIO_WAIT] = MMLOCK_WAIT_READ_FOLIO,
-	[SITE_SYNC_RA] = MMLOCK_WAIT_READAHEAD,
-	[SITE_ASYNC_RA] = MMLOCK_WAIT_READAHEAD,
-	[SITE_RA_ORDER] = MMLOCK_WAIT_READAHEAD,
-	[SITE_WAIT_BIT] = MMLOCK_WAIT_FOLIO_LOCK,
-	[SITE_IO_SCHEDULE] = MMLOCK_WAIT_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK_KILLABLE] = FILEMAP_FAULT_WAIT_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK] = FILEMAP_FAULT_WAIT_FOLIO_LOCK,
+	[SITE_READ_FOLIO] = FILEMAP_FAULT_WAIT_READ_FOLIO,
+	[SITE_READ_FOLIO_WAIT] = FILEMAP_FAULT_WAIT_READ_FOLIO,
+	[SITE_SYNC_RA] = FILEMAP_FAULT_WAIT_READAHEAD,
+	[SITE_ASYNC_RA] = FILEMAP_FAULT_WAIT_READAHEAD,
+	[SITE_RA_ORDER] = FILEMAP_FAULT_WAIT_READAHEAD,
+	[SITE_WAIT_BIT] = FILEMAP_FAULT_WAIT_FOLIO_LOCK,
+	[SITE_IO_SCHEDULE] = FILEMAP_FAULT_WAIT_FOLIO_LOCK,
 };
 
 /* The drop that precedes each sleep, as filemap_fault_retry names it. */
 static const int site_retry[SITE_NR] = {
-	[SITE_FOLIO_LOCK_KILLABLE] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
-	[SITE_FOLIO_LOCK] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
-	[SITE_READ_FOLIO] = MMLOCK_RETRY_DROP_READ_FOLIO,
-	[SITE_READ_FOLIO_WAIT] = MMLOCK_RETRY_DROP_READ_FOLIO,
-	[SITE_SYNC_RA] = MMLOCK_RETRY_DROP_SYNC_RA,
-	[SITE_ASYNC_RA] = MMLOCK_RETRY_DROP_ASYNC_RA,
-	[SITE_RA_ORDER] = MMLOCK_RETRY_DROP_SYNC_RA,
-	[SITE_WAIT_BIT] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
-	[SITE_IO_SCHEDULE] = MMLOCK_RETRY_DROP_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK_KILLABLE] = FILEMAP_FAULT_RETRY_DROP_FOLIO_LOCK,
+	[SITE_FOLIO_LOCK] = FILEMAP_FAULT_RETRY_DROP_FOLIO_LOCK,
+	[SITE_READ_FOLIO] = FILEMAP_FAULT_RETRY_DROP_READ_FOLIO,
+	[SITE_READ_FOLIO_WAIT] = FILEMAP_FAULT_RETRY_DROP_READ_FOLIO,
+	[SITE_SYNC_RA] = FILEMAP_FAULT_RETRY_DROP_SYNC_RA,
+	[SITE_ASYNC_RA] = FILEMAP_FAULT_RETRY_DROP_ASYNC_RA,
+	[SITE_RA_ORDER] = FILEMAP_FAULT_RETRY_DROP_SYNC_RA,
+	[SITE_WAIT_BIT] = FILEMAP_FAULT_RETRY_DROP_FOLIO_LOCK,
+	[SITE_IO_SCHEDULE] = FILEMAP_FAULT_RETRY_DROP_FOLIO_LOCK,
 };
 
 /*
@@ -143,7 +143,6 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct mmlock_fault_ctx *c = (struct mmlock_fault_ctx *)ri->data;
 	struct vm_fault *vmf = (struct vm_fault *)regs_get_kernel_argument(regs, 0);
 	struct vm_area_struct *vma = vmf->vma;
-	struct inode *inode = file_inode(vma->vm_file);
 	struct mmlock_task *t;
 	bool first, vma_lock;
 	int nr;
@@ -161,16 +160,10 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	vma_lock = vmf->flags & FAULT_FLAG_VMA_LOCK;
 	c->f.mm = vma->vm_mm;
 	c->f.vma = vma;
-	c->f.vm_start = vma->vm_start;
-	c->f.vm_end = vma->vm_end;
 	c->f.address = vmf->real_address;
-	c->f.pgoff = vmf->pgoff;
-	c->f.dev = inode->i_sb ? inode->i_sb->s_dev : inode->i_rdev;
-	c->f.ino = inode->i_ino;
-	c->f.lock = vma_lock ? MMLOCK_LOCK_VMA : MMLOCK_LOCK_MMAP;
-	c->f.user_pc = mmlock_user_pc();
+	c->f.lock = vma_lock ? FILEMAP_FAULT_LOCK_VMA : FILEMAP_FAULT_LOCK_MMAP;
 	c->flags = vmf->flags;
-	c->retry = MMLOCK_RETRY_UNKNOWN;
+	c->retry = FILEMAP_FAULT_RETRY_UNKNOWN;
 	c->first_site = -1;
 	c->dropped = false;
 	c->killed = false;
@@ -187,7 +180,7 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		nr = mmlock_no_retry();
 		c->will_drop = nr < 0 ? -1 : !nr;
 	}
-	trace_filemap_fault_begin(&c->f);
+	trace_filemap_fault_begin(vmf, c->f.lock);
 	return 0;
 }
 
@@ -196,7 +189,8 @@ static void io_wait_flush(struct mmlock_fault_ctx *c)
 {
 	if (!c->io_wait || c->io_asleep)
 		return;
-	trace_filemap_fault_wait_end(&c->f, MMLOCK_WAIT_FOLIO_LOCK, c->io_lock,
+	trace_filemap_fault_wait_end(c->f.mm, c->f.vma, c->f.address,
+				     FILEMAP_FAULT_WAIT_FOLIO_LOCK, c->io_lock,
 				     c->io_end - c->io_start, 0);
 	c->io_wait = false;
 	c->wait_open = false;
@@ -214,20 +208,20 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	io_wait_flush(c);
 	if (ret & VM_FAULT_RETRY) {
 		if (c->killed)
-			reason = MMLOCK_RETRY_KILLED;
+			reason = FILEMAP_FAULT_RETRY_KILLED;
 		else if (c->dropped)
 			reason = c->retry;
 		else if (nowait)
-			reason = MMLOCK_RETRY_NOWAIT;
+			reason = FILEMAP_FAULT_RETRY_NOWAIT;
 		else if (c->first_site >= 0)
 			/* it did drop (no NOWAIT): before its first sleep */
 			reason = c->first_site;
 		else
-			reason = MMLOCK_RETRY_UNKNOWN;
+			reason = FILEMAP_FAULT_RETRY_UNKNOWN;
 		dropped = !nowait;
-		trace_filemap_fault_retry(&c->f, reason, ret);
+		trace_filemap_fault_retry(c->f.mm, c->f.vma, c->f.address, reason, ret);
 	}
-	trace_filemap_fault_end(&c->f, ret, dropped);
+	trace_filemap_fault_end(c->f.mm, c->f.vma, c->f.address, ret, dropped);
 
 	if (!in_task())
 		return 0;
@@ -257,9 +251,9 @@ static int wait_lock_of(struct mmlock_fault_ctx *c, int site)
 		c->retry = site_retry[site];
 	}
 	if (c->dropped)
-		return MMLOCK_LOCK_NONE;
+		return FILEMAP_FAULT_LOCK_NONE;
 	if (c->will_drop < 0)
-		return MMLOCK_LOCK_UNKNOWN;
+		return FILEMAP_FAULT_LOCK_UNKNOWN;
 	return c->f.lock;
 }
 
@@ -289,7 +283,8 @@ static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		c->io_start = local_clock();
 		w->c = c;
 		w->site = site;
-		trace_filemap_fault_wait_start(&c->f, site_wait[site], c->io_lock);
+		trace_filemap_fault_wait_start(c->f.mm, c->f.vma, c->f.address,
+					       site_wait[site], c->io_lock);
 		return 0;
 	}
 	io_wait_flush(c);
@@ -302,7 +297,8 @@ static int wait_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	w->c = c;
 	w->site = site;
 	w->start = local_clock();
-	trace_filemap_fault_wait_start(&c->f, site_wait[site], w->lock);
+	trace_filemap_fault_wait_start(c->f.mm, c->f.vma, c->f.address,
+				       site_wait[site], w->lock);
 	return 0;
 }
 
@@ -327,7 +323,8 @@ static int wait_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		err = (int)rv;
 		break;
 	}
-	trace_filemap_fault_wait_end(&c->f, site_wait[w->site], w->lock,
+	trace_filemap_fault_wait_end(c->f.mm, c->f.vma, c->f.address,
+				     site_wait[w->site], w->lock,
 				     local_clock() - w->start, err);
 	c->wait_open = false;
 	/* lock_folio_maybe_drop_mmap(): killed without having dropped */
@@ -342,7 +339,7 @@ static int wait_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* lock_vma_under_rcu(): a failed per-VMA read lock */
 
 struct lvr_data {
-	const void	*mm;
+	struct mm_struct *mm;
 	unsigned long	address;
 };
 
@@ -353,7 +350,7 @@ static int lvr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!mmlock_on() || !in_task())
 		return 1;
-	d->mm = (const void *)regs_get_kernel_argument(regs, 0);
+	d->mm = (struct mm_struct *)regs_get_kernel_argument(regs, 0);
 	d->address = regs_get_kernel_argument(regs, 1);
 	/* a new user fault: what the last one left for its fallback is stale */
 	t = mmlock_task_get(false);
@@ -370,7 +367,7 @@ static int lvr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (regs_return_value(regs))
 		return 0;
 	/* the kernel does not say why; the VMA may be gone: print neither */
-	trace_vma_start_read_fail(d->mm, NULL, d->address, MMLOCK_RF_UNKNOWN,
+	trace_vma_start_read_fail(d->mm, NULL, d->address, VMA_READ_FAIL_UNKNOWN,
 				  get_kretprobe_retaddr(ri));
 	t = mmlock_task_get(true);
 	if (t) {
@@ -416,7 +413,7 @@ static int hmf_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int lmfv_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	const void *mm = (const void *)regs_get_kernel_argument(regs, 0);
+	struct mm_struct *mm = (struct mm_struct *)regs_get_kernel_argument(regs, 0);
 	unsigned long address = regs_get_kernel_argument(regs, 1);
 	struct pt_regs *fregs = (struct pt_regs *)regs_get_kernel_argument(regs, 2);
 	struct mmlock_task *t;
@@ -436,15 +433,15 @@ static int lmfv_pre(struct kprobe *p, struct pt_regs *regs)
 	if (kind == MMLOCK_FBK_LOOP)
 		return 0;	/* the retry loop of a fault already reported */
 	if (fregs && !user_mode(fregs)) {
-		reason = MMLOCK_FB_KERNEL_MODE;
+		reason = FAULT_FALLBACK_KERNEL_MODE;
 		fault = 0;
 	} else if (kind == MMLOCK_FBK_RETRY) {
-		reason = MMLOCK_FB_RETRY;
+		reason = FAULT_FALLBACK_RETRY;
 	} else if (kind == MMLOCK_FBK_VMA_FAILED) {
-		reason = MMLOCK_FB_VMA_LOCK_FAILED;
+		reason = FAULT_FALLBACK_VMA_LOCK_FAILED;
 		fault = 0;
 	} else {
-		reason = MMLOCK_FB_UNKNOWN;
+		reason = FAULT_FALLBACK_UNKNOWN;
 		fault = 0;
 	}
 	trace_fault_mmap_lock_fallback(mm, address, reason, fault);

@@ -292,22 +292,23 @@ static void writer_wait_start(struct mmlock_task *t, void *lock, unsigned long c
 	if (!t || (t->roles & MMLOCK_R_WRITER))
 		return;
 	t->roles |= MMLOCK_R_WRITER;
-	mmlock_vma_snapshot(&t->wv, found);
+	t->wv_vma = found;
 	t->wv_lock = lock;
-	t->wv_vma = NULL;
 	t->wv_detach = false;
 	t->wv_waiting = true;
 	t->wv_wait_start = local_clock();
 	atomic_inc(&mmlock_nr_waits);
-	trace_vma_start_write_begin(&t->wv, caller, mmlock_user_pc());
+	trace_vma_start_write_begin(found, caller);
 	/* an rwsem does not tell how many readers hold it */
-	trace_vma_start_write_wait_start(&t->wv, -1, false);
+	trace_vma_start_write_wait_start(found, -1, false);
 }
 
 /*
  * Who called vma_start_write(): down_write()'s return address, unless a
  * kernel with the series moved vma_start_write()'s slow path out of line
- * (__vma_start_write()): then the function above it, as the series prints.
+ * (__vma_start_write()): then the function above it, as the series prints,
+ * from a stack walk (which is why the down_write() probes are then kept
+ * unoptimized: the unwinder cannot cross an optprobe's trampoline).
  */
 static unsigned long writer_caller(struct pt_regs *regs)
 {
@@ -315,6 +316,7 @@ static unsigned long writer_caller(struct pt_regs *regs)
 	char name[KSYM_SYMBOL_LEN];
 
 	sprint_symbol_no_offset(name, ip);
+	/* __vma_start_write() (7.2 series) or __vma_start_write_traced() (6.12's) */
 	if (!strncmp(name, "__vma_start_write", 17))
 		return mmlock_stack_caller();
 	return ip;
@@ -325,10 +327,12 @@ static bool writer_wait_end(struct mmlock_task *t, void *lock, int err)
 	if (!(t->roles & MMLOCK_R_WRITER) || t->wv_lock != lock)
 		return false;
 	atomic_dec(&mmlock_nr_waits);
-	trace_vma_start_write_wait_end(&t->wv, local_clock() - t->wv_wait_start, err);
+	/* the writer still holds mmap_lock for writing: the VMA is there */
+	trace_vma_start_write_wait_end(t->wv_vma, local_clock() - t->wv_wait_start, err);
 	/* vma_start_write()'s down_write() is not killable: it got the lock */
-	trace_vma_start_write_done(&t->wv);
+	trace_vma_start_write_done(t->wv_vma);
 	t->wv_lock = NULL;
+	t->wv_vma = NULL;
 	mmlock_task_put(t, MMLOCK_R_WRITER);
 	return true;
 }

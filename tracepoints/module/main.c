@@ -29,7 +29,6 @@
 
 #define MMLOCK_PROBE_VERSION	"1"
 
-atomic_t mmlock_enabled = ATOMIC_INIT(0);
 unsigned long mmlock_dropped;
 
 static unsigned int max_tasks = 1024;
@@ -58,20 +57,21 @@ void mmlock_cap(const char *fmt, ...)
 
 static int stats_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "enabled=%d dropped_tasks=%lu\n",
-			  atomic_read(&mmlock_enabled), READ_ONCE(mmlock_dropped));
+	return sysfs_emit(buf, "events_on=%d dropped_tasks=%lu\n",
+			  mmlock_events_on(), READ_ONCE(mmlock_dropped));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };
 module_param_cb(stats, &stats_ops, NULL, 0444);
-MODULE_PARM_DESC(stats, "events enabled, tasks not tracked for lack of room (read-only)");
+MODULE_PARM_DESC(stats, "whether an event is on, tasks not tracked for lack of room (read-only)");
 
 /*
  * vm.filemap_fault_no_retry, when the kernel has it (the mmlock series):
  * whether a fault holding the per-VMA lock keeps it across I/O.  It decides
  * which lock a fault holds while it waits, and the kernel does not tell.
- * It is read in process context, at load and every 100 ms while events are
- * enabled; the probes, which cannot sleep, read the cached value.
+ * It is read in process context, at load and every 100 ms while the module
+ * is loaded on such a kernel; the probes, which cannot sleep, read the
+ * cached value.
  */
 #define MMLOCK_SYSCTL_NO_RETRY	"/proc/sys/vm/filemap_fault_no_retry"
 #define MMLOCK_NR_ABSENT	(-2)	/* a stock kernel: stock rule */
@@ -84,6 +84,7 @@ MODULE_PARM_DESC(stats, "events enabled, tasks not tracked for lack of room (rea
 
 static atomic_t no_retry = ATOMIC_INIT(MMLOCK_NR_UNKNOWN);
 static bool no_retry_absent;
+static bool no_retry_polling;
 static struct delayed_work no_retry_work;
 
 #ifndef MMLOCK_KMI
@@ -134,7 +135,7 @@ static void no_retry_poll(struct work_struct *work)
 	atomic_set(&no_retry, v);
 	if (v == MMLOCK_NR_ABSENT)
 		no_retry_absent = true;
-	else if (mmlock_on() && MMLOCK_KNOB_READABLE)
+	else if (MMLOCK_KNOB_READABLE && READ_ONCE(no_retry_polling))
 		schedule_delayed_work(&no_retry_work, msecs_to_jiffies(100));
 }
 
@@ -149,19 +150,6 @@ int mmlock_no_retry(void)
 	int v = atomic_read(&no_retry);
 
 	return v == MMLOCK_NR_ABSENT ? 0 : v;
-}
-
-int mmlock_event_reg(void)
-{
-	if (atomic_inc_return(&mmlock_enabled) == 1 && !no_retry_absent &&
-	    MMLOCK_KNOB_READABLE)
-		schedule_delayed_work(&no_retry_work, 0);
-	return 0;
-}
-
-void mmlock_event_unreg(void)
-{
-	atomic_dec(&mmlock_enabled);
 }
 
 /**
@@ -211,9 +199,10 @@ static bool skip_frame(unsigned long addr)
 /**
  * mmlock_stack_caller() - the function that called a sleeping lock
  *
- * Called from a lock:contention_begin probe: walks the stack past this
- * module, the tracepoint and the rwsem slow path.  Only used on the
- * contended path, where a stack walk is cheap next to the wait.
+ * Walks the stack past this module, the tracepoint or kprobe that called
+ * it and the rwsem code.  Only used on the contended path, where a stack
+ * walk is cheap next to the wait.  Not from an optimized kprobe: the
+ * unwinder stops at its trampoline.
  *
  * Return: a return address inside the lock's caller, or 0.
  */
@@ -227,37 +216,6 @@ unsigned long mmlock_stack_caller(void)
 		if (!skip_frame(entries[i]))
 			return entries[i];
 	return 0;
-}
-
-/**
- * mmlock_user_pc() - the user instruction pointer of the current task
- *
- * Return: the user-mode PC saved at kernel entry, 0 for a kernel thread.
- */
-unsigned long mmlock_user_pc(void)
-{
-	if (current->flags & PF_KTHREAD)
-		return 0;
-	return instruction_pointer(task_pt_regs(current));
-}
-
-/**
- * mmlock_vma_snapshot() - copy the fields the VMA events print
- * @v:   destination
- * @vma: a VMA whose lock the caller holds (or whose mm it holds for writing)
- */
-void mmlock_vma_snapshot(struct mmlock_vma *v, struct vm_area_struct *vma)
-{
-	struct inode *inode = vma->vm_file ? file_inode(vma->vm_file) : NULL;
-
-	v->mm = vma->vm_mm;
-	v->vma = vma;
-	v->vm_start = vma->vm_start;
-	v->vm_end = vma->vm_end;
-	v->flags = vma->vm_flags;
-	v->anon = !inode;
-	v->dev = !inode ? 0 : inode->i_sb ? inode->i_sb->s_dev : inode->i_rdev;
-	v->ino = inode ? inode->i_ino : 0;
 }
 
 /*
@@ -368,6 +326,10 @@ static int __init mmlock_probe_init(void)
 
 	atomic_set(&no_retry, no_retry_read());
 	no_retry_absent = atomic_read(&no_retry) == MMLOCK_NR_ABSENT;
+	if (!no_retry_absent && MMLOCK_KNOB_READABLE) {
+		WRITE_ONCE(no_retry_polling, true);
+		schedule_delayed_work(&no_retry_work, msecs_to_jiffies(100));
+	}
 #ifndef MMLOCK_KMI
 	mmlock_cap("fault_lock=%s", no_retry_absent ? "stock_rule" :
 		   "stock_rule+vm.filemap_fault_no_retry");
@@ -395,6 +357,7 @@ static void __exit mmlock_probe_exit(void)
 	mmlock_vma_detach();
 	mmlock_lock_detach();
 	tp_detach_all();
+	WRITE_ONCE(no_retry_polling, false);
 	cancel_delayed_work_sync(&no_retry_work);
 	mmlock_task_exit();
 	pr_info("unloaded (%lu tasks not tracked for lack of room)\n",

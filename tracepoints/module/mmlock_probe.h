@@ -8,90 +8,34 @@
 
 #include <linux/types.h>
 
-/*
- * Enumeration values.  Only the words reach the trace (events.md prints
- * enumerations as words); the numbers follow tracepoints/mmlock_events.h,
- * with "unknown" for what the module cannot see.
- */
-#define MMLOCK_LOCK_VMA			0
-#define MMLOCK_LOCK_MMAP		1
-#define MMLOCK_LOCK_NONE		2
-#define MMLOCK_LOCK_UNKNOWN		3
+#include "mmlock_probe_enums.h"
 
-#define MMLOCK_WAIT_FOLIO_LOCK		0
-#define MMLOCK_WAIT_READ_FOLIO		1
-#define MMLOCK_WAIT_READAHEAD		2
-#define MMLOCK_WAIT_UNKNOWN		3
-
-#define MMLOCK_RETRY_DROP_ASYNC_RA	0
-#define MMLOCK_RETRY_DROP_SYNC_RA	1
-#define MMLOCK_RETRY_DROP_FOLIO_LOCK	2
-#define MMLOCK_RETRY_DROP_READ_FOLIO	3
-#define MMLOCK_RETRY_KILLED		4
-#define MMLOCK_RETRY_NOWAIT		5
-#define MMLOCK_RETRY_OOM		6
-#define MMLOCK_RETRY_UNKNOWN		7
-
-#define MMLOCK_RF_WRITE_LOCKED		0
-#define MMLOCK_RF_CONTENDED		1
-#define MMLOCK_RF_DETACHED		2
-#define MMLOCK_RF_SEQ_RECHECK		3
-#define MMLOCK_RF_WRONG_MM		4
-#define MMLOCK_RF_OUT_OF_RANGE		5
-#define MMLOCK_RF_NOT_FOUND		6
-#define MMLOCK_RF_UNKNOWN		8
-
-#define MMLOCK_FB_RETRY			0
-#define MMLOCK_FB_VMA_LOCK_FAILED	1
-#define MMLOCK_FB_KERNEL_MODE		2
-#define MMLOCK_FB_UNKNOWN		4
-
-/* A fault's fields, taken at the entry of filemap_fault() under its lock. */
+/* A fault's identity, taken at the entry of filemap_fault() under its lock. */
 struct mmlock_fault {
-	const void	*mm;
-	const void	*vma;
-	unsigned long	vm_start;
-	unsigned long	vm_end;
-	unsigned long	address;
-	unsigned long	pgoff;
-	unsigned long	ino;
-	unsigned long	user_pc;
-	dev_t		dev;
-	int		lock;		/* MMLOCK_LOCK_VMA or _MMAP */
-};
-
-/* A VMA's fields, taken while its writer holds mmap_lock for writing. */
-struct mmlock_vma {
-	const void	*mm;
-	const void	*vma;
-	unsigned long	vm_start;
-	unsigned long	vm_end;
-	unsigned long	flags;
-	unsigned long	ino;
-	dev_t		dev;
-	bool		anon;
+	struct mm_struct	*mm;
+	const void		*vma;
+	unsigned long		address;
+	int			lock;		/* FILEMAP_FAULT_LOCK_VMA or _MMAP */
 };
 
 struct task_struct;
 struct vm_area_struct;
 struct pt_regs;
 
+/* events.c */
+bool mmlock_events_on(void);
+
 /* main.c */
-extern atomic_t mmlock_enabled;
 extern unsigned long mmlock_dropped;
-int mmlock_event_reg(void);
-void mmlock_event_unreg(void);
 int mmlock_no_retry(void);
 unsigned long mmlock_entry_caller(struct pt_regs *regs);
 unsigned long mmlock_stack_caller(void);
-unsigned long mmlock_user_pc(void);
-void mmlock_vma_snapshot(struct mmlock_vma *v, struct vm_area_struct *vma);
 int mmlock_tp_attach(const char *name, void *probe);
 void mmlock_cap(const char *fmt, ...) __printf(1, 2);
 
 static inline bool mmlock_on(void)
 {
-	return atomic_read(&mmlock_enabled) > 0;
+	return mmlock_events_on();
 }
 
 /* task.c: the per-task state of a task inside one of the probed paths */
@@ -104,18 +48,17 @@ struct mmlock_task {
 	/* MMLOCK_R_FAULT: inside filemap_fault() */
 	struct mmlock_fault_ctx	*fault;
 	/* MMLOCK_R_CALL: inside a mmap_lock call (start_locking seen) */
-	const void		*call_mm;
+	struct mm_struct	*call_mm;
 	void			*call_lock;
 	u64			call_wait_start;
+	unsigned long		call_site;	/* of a busy call: its caller */
 	bool			call_write;
 	bool			call_waiting;
 	bool			call_busy;	/* not free at start_locking */
 	bool			call_downed;	/* went on to down_*() */
-	unsigned long		call_site;	/* of a busy call: its caller */
 	/* MMLOCK_R_WRITER: a VMA writer (vma_start_write) in progress */
-	struct mmlock_vma	wv;
+	struct vm_area_struct	*wv_vma;
 	void			*wv_lock;	/* rwsem design: the vm_lock */
-	struct vm_area_struct	*wv_vma;	/* refcount design */
 	u64			wv_wait_start;
 	bool			wv_waiting;
 	bool			wv_detach;
@@ -152,8 +95,5 @@ int mmlock_lock_attach(void);
 void mmlock_lock_detach(void);
 int mmlock_vma_attach(void);
 void mmlock_vma_detach(void);
-
-/* lock.c: the rwsem VMA writer's wait, from the contention events */
-void mmlock_lock_sched_switch(struct task_struct *prev);
 
 #endif /* _MMLOCK_PROBE_H */

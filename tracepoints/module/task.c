@@ -164,7 +164,8 @@ void mmlock_task_forget(void)
 
 	if (!t)
 		return;
-	if ((t->roles & MMLOCK_R_WRITER) && t->wv_vma)
+	/* a refcount writer counts in nr_writers, an rwsem one in nr_waits */
+	if ((t->roles & MMLOCK_R_WRITER) && !t->wv_lock && t->wv_vma)
 		atomic_dec(&mmlock_nr_writers);
 	if (t->roles & MMLOCK_R_CALL) {
 		atomic_dec(&mmlock_nr_calls);

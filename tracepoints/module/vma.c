@@ -36,7 +36,6 @@ static bool writer_begin(struct vm_area_struct *vma, bool detach)
 	if (!t || (t->roles & MMLOCK_R_WRITER))
 		return false;
 	t->roles |= MMLOCK_R_WRITER;
-	mmlock_vma_snapshot(&t->wv, vma);
 	t->wv_vma = vma;
 	t->wv_lock = NULL;
 	t->wv_detach = detach;
@@ -51,10 +50,11 @@ static void writer_end(int err, bool done)
 
 	if (!t || !(t->roles & MMLOCK_R_WRITER) || !t->wv_vma)
 		return;
+	/* the writer holds mmap_lock for writing: the VMA is still there */
 	if (t->wv_waiting)
-		trace_vma_start_write_wait_end(&t->wv, local_clock() - t->wv_wait_start, err);
+		trace_vma_start_write_wait_end(t->wv_vma, local_clock() - t->wv_wait_start, err);
 	if (done && !err)
-		trace_vma_start_write_done(&t->wv);
+		trace_vma_start_write_done(t->wv_vma);
 	t->wv_vma = NULL;
 	atomic_dec(&mmlock_nr_writers);
 	mmlock_task_put(t, MMLOCK_R_WRITER);
@@ -63,12 +63,10 @@ static void writer_end(int err, bool done)
 static int vsw_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
-	struct mmlock_task *t;
 
 	if (!writer_begin(vma, false))
 		return 1;
-	t = mmlock_task_get(false);
-	trace_vma_start_write_begin(&t->wv, mmlock_entry_caller(regs), mmlock_user_pc());
+	trace_vma_start_write_begin(vma, mmlock_entry_caller(regs));
 	return 0;
 }
 
@@ -114,7 +112,7 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	readers = (int)refcount_read(&t->wv_vma->vm_refcnt) - (int)tgt;
 	t->wv_waiting = true;
 	t->wv_wait_start = local_clock();
-	trace_vma_start_write_wait_start(&t->wv, readers, t->wv_detach);
+	trace_vma_start_write_wait_start(t->wv_vma, readers, t->wv_detach);
 }
 
 static struct kretprobe rp_vsw = {
