@@ -396,6 +396,23 @@ static int up_write_pre(struct kprobe *p, struct pt_regs *regs)
 }
 #endif
 
+/* Is there a probeable function of that name? */
+static bool __maybe_unused has_symbol(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+
+	if (register_kprobe(&kp))
+		return false;
+	unregister_kprobe(&kp);
+	return true;
+}
+
+/* A post handler keeps a kprobe from being optimized into a jump. */
+static void __maybe_unused no_opt(struct kprobe *p, struct pt_regs *regs,
+				  unsigned long flags)
+{
+}
+
 static struct kprobe down_kps[] = {
 	{ .symbol_name = "down_read", .pre_handler = down_read_pre },
 	{ .symbol_name = "down_write", .pre_handler = down_write_pre },
@@ -475,6 +492,12 @@ int mmlock_lock_attach(void)
 			return ret;
 		}
 	}
+#ifdef MMLOCK_RWSEM_WRITERS
+	if (has_symbol("__vma_start_write") || has_symbol("__vma_start_write_traced"))
+		for (i = 0; i < ARRAY_SIZE(down_kps); i++)
+			if (down_kps[i].pre_handler == down_write_pre)
+				down_kps[i].post_handler = no_opt;
+#endif
 	for (i = 0; i < ARRAY_SIZE(down_kps); i++)
 		down_on[i] = !register_kprobe(&down_kps[i]);
 	/*
