@@ -201,12 +201,13 @@ record_run() {
 # jget FILE KEY: the number or word after "KEY": in a summary (first match)
 jget() { sed -n "s/.*\"$2\": *\"*\([^\",}]*\)\"*.*/\1/p" "$1" | head -n 1; }
 
-# near A B: within 10 % of the larger, rounded up (1 apart below 10)
+# near A B: within 10 % of the larger, rounded up (1 apart below 10).
+# Its own names: the caller's d and m are the run's folder and summary.
 near() {
 	[ "$1" = null ] || [ "$2" = null ] || [ -z "$1" ] || [ -z "$2" ] && return 1
-	d=$(( $1 > $2 ? $1 - $2 : $2 - $1 ))
-	m=$(( $1 > $2 ? $1 : $2 ))
-	[ $((d * 10)) -le $((m + 9)) ]
+	near_d=$(( $1 > $2 ? $1 - $2 : $2 - $1 ))
+	near_m=$(( $1 > $2 ? $1 : $2 ))
+	[ $((near_d * 10)) -le $((near_m + 9)) ]
 }
 
 analyse() {	# NAME SOURCE WORKLOAD POLICY: summary at $W/NAME/SOURCE.json
