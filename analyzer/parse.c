@@ -83,6 +83,14 @@ static int parse_ts(const char *s, const char *end, uint64_t *ns)
 	return 0;
 }
 
+static int is_hex(const char *s, const char *end)
+{
+	for (; s < end; s++)
+		if (!isxdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
 static int is_key_char(int c)
 {
 	return isalnum(c) || c == '_';
@@ -137,6 +145,46 @@ static void split_payload(char *p, struct parsed_line *out)
 			break;
 		tok = sp + 1;
 	}
+}
+
+/*
+ * lock:contention_begin prints "%p (flags=%s)" and contention_end
+ * "%p (ret=%d)": no key for the lock.  Its fields become lock_addr= and
+ * flags= / ret=; anything else is malformed (a cut line would otherwise
+ * read as a wait on no lock).  Flags are __print_flags() words joined by
+ * '|' (SPIN READ WRITE RT PERCPU MUTEX), or a number where none matched.
+ */
+static int split_contention(char *p, struct parsed_line *out, int begin)
+{
+	const char *key = begin ? "(flags=" : "(ret=";
+	char *sp = strchr(p, ' '), *v, *close, *q;
+
+	if (!sp || sp == p)
+		return -1;
+	q = p;
+	if (q[0] == '0' && q[1] == 'x')
+		q += 2;		/* libtraceevent prints %p as 0x...: --from-binary */
+	if (q == sp || !is_hex(q, sp))
+		return -1;
+	if (strncmp(sp + 1, key, strlen(key)))
+		return -1;
+	v = sp + 1 + strlen(key);
+	close = strchr(v, ')');
+	if (!close || close == v || close[1] || strchr(v, ' '))
+		return -1;
+	if (!begin) {
+		q = v + (*v == '-');
+		if (!is_digits(q, close))
+			return -1;
+	}
+	*sp = '\0';
+	*close = '\0';
+	out->keys[0] = "lock_addr";
+	out->vals[0] = p;
+	out->keys[1] = begin ? "flags" : "ret";
+	out->vals[1] = v;
+	out->nr_fields = 2;
+	return 0;
 }
 
 static int is_bool_word(const char *v)
@@ -326,6 +374,14 @@ void parse_line(char *line, struct parsed_line *out)
 	}
 	out->event = name;
 	out->kind = LINE_EVENT;
+	if (!strcmp(name, "contention_begin") || !strcmp(name, "contention_end")) {
+		if (!colon[1] || split_contention(colon + 2, out, name[11] == 'b')) {
+			out->kind = LINE_MALFORMED;
+			out->what = name[11] == 'b' ? "LOCK (flags=WORDS) in contention_begin" :
+				    "LOCK (ret=N) in contention_end";
+		}
+		return;
+	}
 	if (colon[1])
 		split_payload(colon + 2, out);
 	check_stock(out);

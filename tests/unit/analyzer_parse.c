@@ -81,6 +81,27 @@ int main(void)
 	parse("  a-1 [000] .....  1.000001: mmap_lock_hold_end: pid=1 tgid=1 prio=120 mm=00000000aa write=1");
 	CHECK(pl.kind == LINE_EVENT, "our mmap_lock events keep write=0|1");
 
+	/* lock:contention_*: "%p (flags=%s)" and "%p (ret=%d)", no key for the lock */
+	parse("  reader-202 (  200) [000] ...1.  100.000111: contention_begin: 00000000c0c0c0c0 (flags=READ)");
+	CHECK(pl.kind == LINE_EVENT && pl.nr_fields == 2 &&
+	      !strcmp(parsed_get(&pl, "lock_addr"), "00000000c0c0c0c0") &&
+	      !strcmp(parsed_get(&pl, "flags"), "READ"), "contention_begin: lock_addr and flags");
+	parse("  a-1 [000] d..1.  1.000001: contention_begin: 0xffff8881 (flags=SPIN|WRITE)");
+	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "lock_addr"), "0xffff8881") &&
+	      !strcmp(parsed_get(&pl, "flags"), "SPIN|WRITE"),
+	      "contention_begin as libtraceevent prints it (0x...), flag words joined by |");
+	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=-4)");
+	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "ret"), "-4") &&
+	      !strcmp(parsed_get(&pl, "lock_addr"), "00000000c0c0c0c0"), "contention_end: ret");
+	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "contention_end"),
+	      "a cut contention_end is malformed, not a wait on no lock");
+	parse("  a-1 [000] d..5.  1.000001: contention_begin: lock (flags=READ)");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "contention_begin"),
+	      "contention_begin with no hex lock is malformed");
+	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=x)");
+	CHECK(pl.kind == LINE_MALFORMED, "contention_end with a non-number ret is malformed");
+
 	for (i = 1; i <= 100; i++)
 		hist_add(&h, (uint64_t)i);
 	CHECK(h.count == 100 && h.min == 1 && h.max == 100 && h.sum == 5050, "hist count/min/max/sum");
