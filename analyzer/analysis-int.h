@@ -8,12 +8,15 @@
 #include "analysis.h"
 #include "htab.h"
 #include "hist.h"
+#include "evset.h"
 #include "lifecycle.h"
 #include "mmlock_events.h"
 
 enum slot {
 	SLOT_FAULT, SLOT_FAULT_WAIT, SLOT_RETRY_GAP, SLOT_VMA_WRITE, SLOT_VMA_WAIT,
-	SLOT_MMAP_WAIT, SLOT_MMAP_HOLD, SLOT_NR
+	SLOT_MMAP_WAIT, SLOT_MMAP_HOLD,
+	SLOT_MMAP_CWAIT,	/* stock: lock:contention_begin..end nested in an mmap_lock call */
+	SLOT_NR
 };
 
 enum slot_anomaly {
@@ -30,14 +33,29 @@ enum wait_kind { WAIT_FAULT, WAIT_VMA, WAIT_MMAP, WAIT_NR };
 #define CALLER_LEN	96
 #define COMM_LEN	32
 
-/* A call several intervals refer to: a fault call, a vma write, a retry gap, an acquisition. */
+/*
+ * A call several intervals refer to: a fault call, a vma write, a retry gap,
+ * an acquisition; in stock mode also a page fault (exceptions:page_fault_user)
+ * whose retry may go to mmap_lock, and a write acquisition's writer stats.
+ */
 struct call {
 	unsigned int	refs;
 	unsigned int	flags;
 #define CALL_A_FAULT	0x1	/* counted in type_a_faults */
 #define CALL_A_WRITER	0x2	/* counted in type_a_writers */
 #define CALL_B_FAULT	0x4	/* counted in type_b_faults (a retry gap) */
+#define CALL_SF_REACHED	0x8	/* stock fault: reached filemap_fault() (mm_filemap_fault) */
+#define CALL_SF_RETRY	0x10	/* stock fault: went back to mmap_lock after that: retried */
+#define CALL_SF_TRYFAIL	0x20	/* stock fault: its retry's mmap_read_trylock() failed */
+#define CALL_B_PENDING	0x40	/* Type-B fault whose retry has not got the lock yet */
+#define CALL_SF_ADDR	0x80	/* stock fault: vm_start holds page_fault_user's address */
 	uint64_t	ts;			/* begin, or the retry for a gap */
+	uint64_t	mark_ts;		/* stock fault: its first mm_filemap_fault */
+	uint64_t	done_ts;		/* stock fault: its retry got mmap_lock, 0: not yet */
+	/* stock write interval: the contended waits attributed to it */
+	uint64_t	nw, w_ns, b_pairs, b_ns;
+	int		*wpids;			/* their pids (repeats kept) */
+	unsigned int	nwpids, capwpids;
 	uint64_t	mm, vma;
 	unsigned long	vm_start, vm_end, ino;
 	char		dev[24];
@@ -54,6 +72,7 @@ struct ival {
 	uint64_t	start, end;
 	uint64_t	mm, vma;
 	uint64_t	hold_start;	/* write acquisition: when its hold began */
+	uint64_t	lock_addr;	/* stock contended wait: lock:contention_*'s lock_addr */
 	uint64_t	epoch;		/* its CPU's [LOST] count when it opened */
 	uint64_t	seq;		/* order of closing: pairs are offered in it */
 	struct call	*call;
@@ -64,6 +83,10 @@ struct ival {
 #define IV_R		0x1	/* a read wait inside a retry gap (Type-B fault side) */
 #define IV_B_WRITER	0x2	/* counted in type_b_writers */
 #define IV_ACQ		0x4	/* a write acquisition (Type-B writer side) */
+#define IV_SW		0x8	/* stock: a contended wait (attributed to writers) */
+#define IV_SM		0x10	/* stock: a write interval (queued, then holding) */
+#define IV_ATTR		0x20	/* stock wait: attributed to at least one writer */
+#define IV_RCALL	0x40	/* stock call: a retried fault's call (call = the fault) */
 	int		list;	/* which sweep list holds it, -1 none */
 };
 
@@ -110,6 +133,13 @@ struct task {
 	uint64_t	vwrite_epoch;
 	struct ival	*vw;
 	int		nr_mms;		/* live struct mmslot of this pid */
+	/* stock-event mode */
+	uint64_t	scall_mm;	/* mm of the latest start_locking (an open call?) */
+	int		scall_set;
+	struct ival	*cw;		/* contended wait: contention_begin .. _end */
+	struct call	*sfault;	/* page fault: page_fault_user .. next fault or exit */
+	int		sfault_cpu;
+	uint64_t	sfault_epoch;
 	unsigned int	absorb[SLOT_NR];
 	struct call	*stack_target;	/* the call a following stack block belongs to */
 	int		stack_target_cpu;
@@ -134,6 +164,9 @@ struct pair_rec {
 	struct pair_side blocked, blocker;
 	uint64_t	mm, vma;
 	unsigned long	vm_start, vm_end;
+	/* stock pair: no VMA in the events; the fault's address, if it was printed */
+	int		stock, has_address;
+	unsigned long	address;
 	char		caller[CALLER_LEN];
 };
 
@@ -160,13 +193,39 @@ struct ilist {
 };
 
 enum sweep_list { L_OPEN_FW, L_CLOSED_FW, L_OPEN_VW, L_CLOSED_VW,
-		  L_OPEN_R, L_CLOSED_R, L_OPEN_M, L_CLOSED_M, L_NR };
+		  L_OPEN_R, L_CLOSED_R, L_OPEN_M, L_CLOSED_M,
+		  L_OPEN_SW, L_CLOSED_SW, L_OPEN_SM, L_CLOSED_SM,	/* stock waits, writers */
+		  L_NR };
 
 /* Bounds of the tables that the input, not the open intervals, could grow. */
 #define MAX_CALLERS	4096	/* distinct writer callers; the rest count as "other" */
 #define MAX_PIDSTATS	65536	/* pids whose waits are kept */
 #define MAX_IDLE_TASKS	65536	/* tasks with nothing open kept for their next event */
 #define MAX_WAIT_ROWS	4096	/* waits_by_pid rows in the summary (the longest waits) */
+#define MAX_SWRITERS	4096	/* stock writer rows (pid, caller); the rest are only counted */
+#define MAX_WAITER_PAIRS 262144	/* (writer row, waiter pid) kept for waiter_pids */
+
+/* A stock writer: one pid with one caller (mmap_lock.writers). */
+struct swriter {
+	int		pid, tgid, prio;
+	char		comm[COMM_LEN];
+	char		caller[CALLER_LEN];	/* "" when no stack was recorded */
+	int		idx;			/* its index, for the waiter pid pairs */
+	uint64_t	holds, hold_ns, hold_max_ns, queued_ns;
+	uint64_t	waiters, waited_ns, max_queue, waiter_pids;
+};
+
+/* A stock writer caller (mmap_lock.by_writer_caller, contention.by_caller). */
+struct scaller {
+	char		caller[CALLER_LEN];
+	uint64_t	holds, waiters, waited_ns, b_pairs, b_ns;
+};
+
+/* The pairs of top_pairs, kept apart for stock-mode pairs. */
+struct top_heap {
+	struct pair_rec	*v;
+	unsigned int	n;
+};
 
 /* A free list of fixed-size objects carved from blocks (analysis.c). */
 struct slab {
@@ -232,16 +291,34 @@ struct analysis {
 	uint64_t		b_count, b_ns, b_retry_ns, b_faults, b_writers;
 	uint64_t		b_holding, b_queued;
 	uint64_t		c_count, c_ns, c_from_a, c_from_b, c_prio_unknown;
-	struct pair_rec		*top;		/* min-heap by dur_ns */
-	unsigned int		nr_top;
+	struct top_heap		top;		/* min-heap by dur_ns */
+
+	/* stock-event mode (lock:contention_*, exceptions:page_fault_*) */
+	uint64_t		x_count[EVSET_X_NR];	/* the stock additions' events */
+	uint64_t		cw_count[2], cw_ns, other_rwsem;
+	struct hist		cwait, retry_io;
+	uint64_t		sf_retries;		/* retried faults */
+	uint64_t		unattr, unattr_ns;
+	uint64_t		sb_count, sb_ns, sb_retry_ns, sb_faults, sb_writers;
+	uint64_t		sb_holding, sb_queued, sc_from_b, sc_prio_unknown;
+	struct top_heap		stop;			/* stock Type-B pairs */
+	struct htab		swriters;		/* by (pid, caller) */
+	struct swriter		**swriter_v;		/* in creation order */
+	int			nr_swriters;
+	uint64_t		swriters_omitted;	/* write intervals past MAX_SWRITERS rows */
+	struct htab		waiter_pairs;		/* (row, pid) seen */
+	int			waiter_pairs_full;
+	struct htab		scallers;		/* by caller */
+	struct scaller		**scaller_v;
+	int			nr_scallers;
 
 	uint64_t		anomalies[SLOT_NR][SA_NR];
 	uint64_t		an_fault_wait_outside, an_retry_outside, an_truncated;
 	uint64_t		an_backwards;
 
-	/* event name lookups */
-	const char		*names[MMLOCK_EV_NR];
-	const struct mmlock_event *name_events[MMLOCK_EV_NR];
+	/* event name lookups: an mmlock_event id, or EV_X_BASE + an evset_extra_id */
+	const char		*names[MMLOCK_EV_NR + EVSET_X_NR];
+	int			name_ids[MMLOCK_EV_NR + EVSET_X_NR];
 	int			nr_names;
 
 	/* stack block being read */
@@ -250,6 +327,8 @@ struct analysis {
 	char			stack_buf[STACK_LEN];
 	int			stack_frames;
 };
+
+#define EV_X_BASE	1000	/* event ids of the stock additions, evset.h */
 
 extern const char *const slot_names[SLOT_NR];
 extern const char *const slot_anomaly_names[SA_NR];

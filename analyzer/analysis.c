@@ -19,6 +19,7 @@
 
 const char *const slot_names[SLOT_NR] = {
 	"fault", "fault_wait", "retry_gap", "vma_write", "vma_wait", "mmap_wait", "mmap_hold",
+	"mmap_cwait",
 };
 
 const char *const slot_anomaly_names[SA_NR] = {
@@ -45,8 +46,10 @@ static struct call *call_get(struct call *c)
 
 static void call_put(struct call *c)
 {
-	if (c && !--c->refs)
+	if (c && !--c->refs) {
+		free(c->wpids);
 		free(c);
+	}
 }
 
 static uint64_t get_hex(const struct parsed_line *pl, const char *key, int *found)
@@ -122,6 +125,36 @@ static void caller_func(char *dst, size_t size, const char *caller)
 		n++;
 	memcpy(dst, caller, n);
 	dst[n] = '\0';
+}
+
+/*
+ * The caller of a stock write hold: the first frame of its stack (the
+ * tracing frames already left out) that is not the rwsem itself, "" when no
+ * stack was recorded.
+ */
+static void stock_caller(char *dst, size_t size, const char *stack)
+{
+	static const char *const lock_prefix[] = { "down_", "__down_", "rwsem_", "__rwsem_" };
+	const char *f = stack;
+
+	while (f && *f) {
+		size_t n = strcspn(f, ";"), i;
+		int lock = 0;
+
+		for (i = 0; i < ARRAY_SIZE(lock_prefix); i++)
+			lock |= !strncmp(f, lock_prefix[i], strlen(lock_prefix[i]));
+		if (!lock) {
+			if (n >= size)
+				n = size - 1;
+			memcpy(dst, f, n);
+			dst[n] = '\0';
+			return;
+		}
+		f += n;
+		if (*f == ';')
+			f++;
+	}
+	dst[0] = '\0';
 }
 
 static void count_reason(struct reason_counts *rc, const char *word)
@@ -281,6 +314,7 @@ static void task_free(struct analysis *an, struct task *t)
 	idle_unlink(an, t);
 	htab_del(&an->tasks, hash_mix(an->seed, (uint64_t)t->pid), t);
 	an->nr_tasks--;
+	call_put(t->sfault);
 	free(t->pending_stack);
 	free(t);
 }
@@ -581,10 +615,22 @@ static void bucket_remove(struct analysis *an, struct ival *iv)
 	}
 }
 
+static void swriter_fold(struct analysis *an, struct ival *m);
+
 static void ival_free(struct analysis *an, struct ival *iv)
 {
 	if (!iv)
 		return;
+	/*
+	 * A closed stock interval leaves when nothing can pair with it any
+	 * more: what was attributed to it, or not, is final.
+	 */
+	if (iv->list == L_CLOSED_SM)
+		swriter_fold(an, iv);
+	else if (iv->list == L_CLOSED_SW && !(iv->flags & IV_ATTR)) {
+		an->unattr++;
+		an->unattr_ns += iv->end - iv->start;
+	}
 	list_remove(an, iv);
 	bucket_remove(an, iv);
 	call_put(iv->call);
@@ -648,36 +694,38 @@ static void heap_swap(struct pair_rec *a, struct pair_rec *b)
 }
 
 /* Keep the top_n slowest pairs in a min-heap. */
-static void top_offer(struct analysis *an, const struct pair_rec *p)
+static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
 {
 	unsigned int i, n = an->opts.top_n;
+	struct pair_rec *top;
 
 	if (!n)
 		return;
-	if (!an->top)
-		an->top = xcalloc(n, sizeof(*an->top));
-	if (an->nr_top < n) {
-		i = an->nr_top++;
-		an->top[i] = *p;
-		while (i && an->top[(i - 1) / 2].dur_ns > an->top[i].dur_ns) {
-			heap_swap(&an->top[(i - 1) / 2], &an->top[i]);
+	if (!th->v)
+		th->v = xcalloc(n, sizeof(*th->v));
+	top = th->v;
+	if (th->n < n) {
+		i = th->n++;
+		top[i] = *p;
+		while (i && top[(i - 1) / 2].dur_ns > top[i].dur_ns) {
+			heap_swap(&top[(i - 1) / 2], &top[i]);
 			i = (i - 1) / 2;
 		}
 		return;
 	}
-	if (p->dur_ns <= an->top[0].dur_ns)
+	if (p->dur_ns <= top[0].dur_ns)
 		return;
-	an->top[0] = *p;
+	top[0] = *p;
 	for (i = 0;;) {
 		unsigned int l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < n && an->top[l].dur_ns < an->top[m].dur_ns)
+		if (l < n && top[l].dur_ns < top[m].dur_ns)
 			m = l;
-		if (r < n && an->top[r].dur_ns < an->top[m].dur_ns)
+		if (r < n && top[r].dur_ns < top[m].dur_ns)
 			m = r;
 		if (m == i)
 			break;
-		heap_swap(&an->top[m], &an->top[i]);
+		heap_swap(&top[m], &top[i]);
 		i = m;
 	}
 }
@@ -727,7 +775,7 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 	p.vm_start = vw->call->vm_start;
 	p.vm_end = vw->call->vm_end;
 	copy_str(p.caller, sizeof(p.caller), vw->call->caller);
-	top_offer(an, &p);
+	top_offer(an, &an->top, &p);
 }
 
 static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
@@ -771,7 +819,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	p.vm_start = r->call->vm_start;
 	p.vm_end = r->call->vm_end;
 	copy_str(p.caller, sizeof(p.caller), m->call->caller);
-	top_offer(an, &p);
+	top_offer(an, &an->top, &p);
 }
 
 /* The first member of @b that ends after @start (members are in closing order). */
@@ -794,14 +842,18 @@ static size_t bucket_first_after(const struct bucket *b, uint64_t start)
  * An interval of a sweep closed: pair it with the closed intervals of the
  * other side that share its key and overlap it, keep it for the other side's
  * later closes, and drop what nothing can overlap any more.  Type-A sides
- * are FW (first) and VW, Type-B sides R (first) and M; each list's open twin
- * is the one before it.  The candidates of two buckets are taken in closing
+ * are FW (first) and VW, Type-B sides R (first) and M, the stock-event mode's
+ * SW (contended waits, first) and SM (write intervals); each list's open
+ * twin is the one before it.  The candidates of two buckets are taken in closing
  * order, the order the pairs were always offered in.
  */
+static void pair_s(struct analysis *an, struct ival *w, struct ival *m);
+
 static void sweep_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
 {
-	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R;
+	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R || closed == L_CLOSED_SW;
 	int type_a = closed == L_CLOSED_FW || closed == L_CLOSED_VW;
+	int stock = closed == L_CLOSED_SW || closed == L_CLOSED_SM;
 	struct bucket *cand[2] = { NULL, NULL };
 	size_t pos[2] = { 0, 0 };
 	struct bucket_key k;
@@ -839,7 +891,9 @@ static void sweep_close(struct analysis *an, struct ival *iv, int closed, int ot
 			continue;
 		if (type_a && same_vma(x, y))
 			pair_a(an, x, y);
-		else if (!type_a && x->mm == y->mm)
+		else if (stock && x->mm == y->mm)
+			pair_s(an, x, y);
+		else if (!type_a && !stock && x->mm == y->mm)
 			pair_b(an, x, y);
 	}
 	iv->seq = ++an->close_seq;
@@ -1214,6 +1268,443 @@ static void drop_acq(struct analysis *an, struct mmslot *s)
 static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			  int stock);
 
+/* ---- the stock-event mode -------------------------------------------------- */
+/*
+ * On a kernel without our events (and without mmlock_probe.ko) the stock
+ * events still say who waited for mmap_lock behind whom: a
+ * lock:contention_begin nested in an open mmap_lock call (start_locking ..
+ * acquire_returned) of the same task is that call's sleep on the rwsem, and
+ * each such wait is attributed to the write intervals of other tasks on the
+ * same mm that overlap it (a writer from its own contended wait, queued, or
+ * from its acquisition, to its release).  exceptions:page_fault_user and
+ * filemap:mm_filemap_fault recognise a fault that reached filemap_fault()
+ * and went back to mmap_lock: a retry, the Type-B fault side.
+ */
+
+/* The stock (pid, mm) slot, if there is one; never creates it. */
+static struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm)
+{
+	struct mm_key k = { t->pid, 1, mm };
+	struct mmslot *s = htab_find(&an->mmslots, mmslot_hash(an, t->pid, mm, 1), mmslot_eq, &k);
+
+	if (s)
+		settle_mmslot(an, t, s);
+	return s;
+}
+
+static void drop_cwait(struct analysis *an, struct task *t)
+{
+	ival_free(an, t->cw);
+	t->cw = NULL;
+}
+
+static void sfault_end(struct task *t)
+{
+	call_put(t->sfault);
+	t->sfault = NULL;
+}
+
+/*
+ * exceptions:page_fault_user opens a fault of the task (x86: every user
+ * fault goes through it first); the task's next fault, kernel or user, or
+ * its exit ends it.
+ */
+static void on_page_fault(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int user)
+{
+	int found;
+
+	sfault_end(t);
+	if (!user)
+		return;
+	t->sfault = call_new(pl->ts_ns);
+	t->sfault->vm_start = (unsigned long)get_hex(pl, "address", &found);
+	if (found)
+		t->sfault->flags |= CALL_SF_ADDR;
+	t->sfault_cpu = pl->cpu;
+	t->sfault_epoch = cpu_epoch(an, pl->cpu);
+}
+
+/* filemap:mm_filemap_fault inside the fault: it reached filemap_fault(). */
+static void on_stock_filemap_fault(struct task *t, const struct parsed_line *pl)
+{
+	if (!t->sfault || (t->sfault->flags & CALL_SF_REACHED))
+		return;
+	t->sfault->flags |= CALL_SF_REACHED;
+	t->sfault->mark_ts = pl->ts_ns;
+}
+
+/*
+ * A read call (start_locking write=false) of a fault that already reached
+ * filemap_fault(): only VM_FAULT_RETRY brings a fault from there back to
+ * mmap_lock (the per-VMA attempt dropped its lock, or filemap_fault()
+ * released mmap_lock for the I/O).  The fault is a retried one; its first
+ * such call starts the retry (mmap_read_trylock(), then, if that fails, the
+ * blocking mmap_read_lock_killable()).
+ */
+static void stock_retry_call(struct analysis *an, struct task *t, struct ival *call)
+{
+	struct call *f = t->sfault;
+
+	if (!f || !(f->flags & CALL_SF_REACHED))
+		return;
+	if (!(f->flags & CALL_SF_RETRY)) {
+		f->flags |= CALL_SF_RETRY;
+		f->ts = call->start;
+		f->mm = call->mm;
+		an->sf_retries++;
+		if (call->start >= f->mark_ts)
+			hist_add(&an->retry_io, (call->start - f->mark_ts) / 1000);
+	}
+	call->flags |= IV_RCALL;
+	call->call = call_get(f);
+}
+
+/* A stock write hold begins (@s's write call got the lock, or a trylock did). */
+static void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
+			      const struct parsed_line *pl)
+{
+	struct ival *m = s->acq;
+
+	if (!m) {
+		m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+		m->mm = s->mm;
+		m->write = 1;
+		m->flags = IV_SM;
+		m->call = call_new(pl->ts_ns);
+		s->acq = m;
+		list_append(an, L_OPEN_SM, m);
+	}
+	m->has_hold = 1;
+	m->hold_start = pl->ts_ns;
+	/* the write hold's stack block (stacktrace if write == 1) names its caller */
+	set_stack_target(an, t, m->call, pl->cpu);
+}
+
+static void close_sm(struct analysis *an, struct mmslot *s, uint64_t ts)
+{
+	struct ival *m = s->acq;
+
+	s->acq = NULL;
+	m->end = ts;
+	sweep_close(an, m, L_CLOSED_SM, L_CLOSED_SW);
+}
+
+/* A stock call ends (acquire_returned after start_locking). */
+static void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
+			   const struct ival *call, const struct parsed_line *pl, int success)
+{
+	if (t->cw && t->cw->mm == s->mm) {
+		/* the rwsem reports contention_end before the call returns */
+		anomaly(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
+		drop_cwait(an, t);
+	}
+	if (t->scall_set && t->scall_mm == s->mm)
+		t->scall_set = 0;
+	if (call->flags & IV_RCALL) {
+		struct call *f = call->call;
+
+		if (!success && !call->write)
+			f->flags |= CALL_SF_TRYFAIL;
+		if (success && !f->done_ts) {
+			f->done_ts = pl->ts_ns;
+			if (f->flags & CALL_B_PENDING) {
+				f->flags &= ~CALL_B_PENDING;
+				an->sb_retry_ns += f->done_ts - f->ts;
+			}
+		}
+	}
+	/* a queued write call that gave up (killed): its interval ends, no hold */
+	if (call->write && !success && s->acq)
+		close_sm(an, s, pl->ts_ns);
+}
+
+/*
+ * lock:contention_begin with flags READ or WRITE alone is an rwsem sleep.
+ * Inside an open mmap_lock call of the same task it is that call's wait
+ * (nothing else can sleep between start_locking and acquire_returned: the
+ * call is one down_*()); outside, some other rwsem's (i_mmap_rwsem,
+ * anon_vma, a per-VMA lock on 6.4-6.14), only counted.
+ */
+static void on_contention_begin(struct analysis *an, struct task *t,
+				const struct parsed_line *pl)
+{
+	const char *flags = parsed_get(pl, "flags");
+	struct ival *iv, *call;
+	struct mmslot *s;
+	int write;
+
+	if (!flags)
+		return;
+	if (!strcmp(flags, "READ"))
+		write = 0;
+	else if (!strcmp(flags, "WRITE"))
+		write = 1;
+	else
+		return;		/* a spinlock, mutex, ...: not an rwsem sleep */
+	if (!t->scall_set) {
+		an->other_rwsem++;
+		return;
+	}
+	s = mmslot_peek(an, t, t->scall_mm);
+	if (!s || !s->wait)
+		return;		/* its call was lost ([LOST], a broken sequence): not known */
+	call = s->wait;
+	if (t->cw) {
+		anomaly(an, SLOT_MMAP_CWAIT, SA_BEGIN_NESTED);
+		drop_cwait(an, t);
+	}
+	if (write != call->write)
+		anomaly(an, SLOT_MMAP_CWAIT, SA_MODE_MISMATCH);
+	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+	iv->mm = s->mm;
+	iv->write = call->write;
+	iv->lock_addr = get_hex(pl, "lock_addr", NULL);
+	iv->flags = IV_SW;
+	/*
+	 * The Type-B fault side: a retry call that sleeps, after the retry's
+	 * mmap_read_trylock() failed.  The failed trylock tells a fault's retry
+	 * from a system call of the same task that happens to take the lock
+	 * for reading after a fault that did not retry.
+	 */
+	if ((call->flags & IV_RCALL) && !call->write && (call->call->flags & CALL_SF_TRYFAIL)) {
+		iv->flags |= IV_R;
+		iv->call = call_get(call->call);
+	}
+	t->cw = iv;
+	list_append(an, L_OPEN_SW, iv);
+	if (call->write) {
+		/* a writer queues from here: readers arriving now queue behind it */
+		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+
+		if (s->acq)
+			drop_acq(an, s);
+		m->mm = s->mm;
+		m->write = 1;
+		m->flags = IV_SM;
+		m->call = call_new(pl->ts_ns);
+		s->acq = m;
+		list_append(an, L_OPEN_SM, m);
+	}
+}
+
+/* lock:contention_end of the wait's lock ends it; other locks' ends are not ours. */
+static void on_contention_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	struct ival *iv = t->cw;
+	uint64_t ns;
+
+	if (!iv || iv->lock_addr != get_hex(pl, "lock_addr", NULL))
+		return;
+	t->cw = NULL;
+	if (pl->ts_ns < iv->start) {
+		anomaly(an, SLOT_MMAP_CWAIT, SA_END_BEFORE_START);
+		ival_free(an, iv);
+		return;
+	}
+	iv->end = pl->ts_ns;
+	ns = iv->end - iv->start;
+	an->cw_count[iv->write]++;
+	an->cw_ns += ns;
+	hist_add(&an->cwait, ns / 1000);
+	wait_stat(an, t, WAIT_MMAP, ns);
+	sweep_close(an, iv, L_CLOSED_SW, L_CLOSED_SM);
+}
+
+/*
+ * A contended wait @w overlaps the write interval @m of another task on the
+ * same mm: @w is attributed to @m for the overlap; when @w is a retried
+ * fault's, the two are a Type-B pair.
+ */
+static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
+{
+	uint64_t dur = overlap_ns(w, m);
+	struct call *mc = m->call, *f;
+	struct pair_rec p;
+
+	w->flags |= IV_ATTR;
+	mc->nw++;
+	mc->w_ns += dur;
+	if (mc->nwpids == mc->capwpids) {
+		mc->capwpids = mc->capwpids ? mc->capwpids * 2 : 4;
+		mc->wpids = xrealloc(mc->wpids, mc->capwpids * sizeof(*mc->wpids));
+	}
+	mc->wpids[mc->nwpids++] = w->task->pid;
+	if (!(w->flags & IV_R))
+		return;
+	f = w->call;
+	an->sb_count++;
+	an->sb_ns += dur;
+	memset(&p, 0, sizeof(p));
+	p.holding = m->has_hold && m->hold_start <= w->start;
+	if (p.holding)
+		an->sb_holding++;
+	else
+		an->sb_queued++;
+	if (!(f->flags & CALL_B_FAULT)) {
+		f->flags |= CALL_B_FAULT;
+		an->sb_faults++;
+		/* from the retry's first call to the lock it got, once per fault */
+		if (f->done_ts)
+			an->sb_retry_ns += f->done_ts - f->ts;
+		else
+			f->flags |= CALL_B_PENDING;
+	}
+	if (!(m->flags & IV_B_WRITER)) {
+		m->flags |= IV_B_WRITER;
+		an->sb_writers++;
+	}
+	mc->b_pairs++;
+	mc->b_ns += dur;
+	/* Type-C: the fault task has the higher priority (prio from sched_switch) */
+	if (w->prio < 0 || m->prio < 0)
+		an->sc_prio_unknown++;
+	else
+		p.c = w->prio < m->prio;
+	an->sc_from_b += p.c;
+	p.type = 'B';
+	p.dur_ns = dur;
+	p.start_ns = w->start > m->start ? w->start : m->start;
+	side_from(&p.blocked, w);
+	side_from(&p.blocker, m);
+	p.mm = w->mm;
+	p.stock = 1;
+	p.has_address = !!(f->flags & CALL_SF_ADDR);
+	p.address = f->vm_start;
+	stock_caller(p.caller, sizeof(p.caller), mc->stack);
+	top_offer(an, &an->stop, &p);
+}
+
+struct swriter_key {
+	int		pid;
+	const char	*caller;
+};
+
+static int swriter_eq(const void *item, const void *key)
+{
+	const struct swriter *w = item;
+	const struct swriter_key *k = key;
+
+	return w->pid == k->pid && !strcmp(w->caller, k->caller);
+}
+
+static int scaller_eq(const void *item, const void *key)
+{
+	return !strcmp(((const struct scaller *)item)->caller, key);
+}
+
+struct waiter_pair {
+	int	row, pid;
+};
+
+static int waiter_pair_eq(const void *item, const void *key)
+{
+	const struct waiter_pair *a = item, *b = key;
+
+	return a->row == b->row && a->pid == b->pid;
+}
+
+/* A writer row by (pid, caller); NULL past MAX_SWRITERS rows. */
+static struct swriter *swriter_get(struct analysis *an, int pid, const char *caller)
+{
+	struct swriter_key k = { pid, caller };
+	uint64_t h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
+	struct swriter *w = htab_find(&an->swriters, h, swriter_eq, &k);
+
+	if (w || an->nr_swriters >= MAX_SWRITERS)
+		return w;
+	w = xcalloc(1, sizeof(*w));
+	w->pid = pid;
+	w->prio = -1;
+	copy_str(w->caller, sizeof(w->caller), caller);
+	w->idx = an->nr_swriters;
+	htab_add(&an->swriters, h, w);
+	an->swriter_v = xrealloc(an->swriter_v, (size_t)(an->nr_swriters + 1) * sizeof(*an->swriter_v));
+	an->swriter_v[an->nr_swriters++] = w;
+	return w;
+}
+
+/* A writer caller's row; past MAX_CALLERS of them the rest are "other". */
+static struct scaller *scaller_get(struct analysis *an, const char *caller)
+{
+	uint64_t h = hash_str(an->seed, caller);
+	struct scaller *c = htab_find(&an->scallers, h, scaller_eq, caller);
+
+	if (c)
+		return c;
+	if (an->nr_scallers >= MAX_CALLERS) {
+		caller = "other";
+		h = hash_str(an->seed, caller);
+		c = htab_find(&an->scallers, h, scaller_eq, caller);
+		if (c)
+			return c;
+	}
+	c = xcalloc(1, sizeof(*c));
+	copy_str(c->caller, sizeof(c->caller), caller);
+	htab_add(&an->scallers, h, c);
+	an->scaller_v = xrealloc(an->scaller_v, (size_t)(an->nr_scallers + 1) * sizeof(*an->scaller_v));
+	an->scaller_v[an->nr_scallers++] = c;
+	return c;
+}
+
+/*
+ * A stock write interval nothing can pair with any more: its hold, its
+ * queueing and the waits attributed to it go to its writer's row (pid,
+ * caller) and its caller's.
+ */
+static void swriter_fold(struct analysis *an, struct ival *m)
+{
+	struct call *c = m->call;
+	char caller[CALLER_LEN];
+	uint64_t hold = m->has_hold ? m->end - m->hold_start : 0;
+	uint64_t queued = (m->has_hold ? m->hold_start : m->end) - m->start;
+	struct swriter *w;
+	struct scaller *sc;
+	unsigned int i;
+
+	stock_caller(caller, sizeof(caller), c->stack);
+	sc = scaller_get(an, caller);
+	sc->holds += m->has_hold;
+	sc->waiters += c->nw;
+	sc->waited_ns += c->w_ns;
+	sc->b_pairs += c->b_pairs;
+	sc->b_ns += c->b_ns;
+	w = swriter_get(an, m->task->pid, caller);
+	if (!w) {
+		an->swriters_omitted++;
+		return;
+	}
+	w->tgid = m->task->tgid;
+	copy_str(w->comm, sizeof(w->comm), m->task->comm);
+	if (m->prio >= 0)
+		w->prio = m->prio;
+	w->holds += m->has_hold;
+	w->hold_ns += hold;
+	if (hold > w->hold_max_ns)
+		w->hold_max_ns = hold;
+	w->queued_ns += queued;
+	w->waiters += c->nw;
+	w->waited_ns += c->w_ns;
+	if (c->nw > w->max_queue)
+		w->max_queue = c->nw;
+	for (i = 0; i < c->nwpids; i++) {
+		struct waiter_pair k = { w->idx, c->wpids[i] }, *wp;
+		uint64_t h = hash_mix(hash_mix(an->seed, (uint64_t)(unsigned int)k.row),
+				      (uint64_t)(unsigned int)k.pid);
+
+		if (htab_find(&an->waiter_pairs, h, waiter_pair_eq, &k))
+			continue;
+		if (an->waiter_pairs.nr >= MAX_WAITER_PAIRS) {
+			an->waiter_pairs_full = 1;	/* waiter_pids may then count short */
+			continue;
+		}
+		wp = xmalloc(sizeof(*wp));
+		*wp = k;
+		htab_add(&an->waiter_pairs, h, wp);
+		w->waiter_pids++;
+	}
+}
+
 static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			    int stock)
 {
@@ -1226,8 +1717,12 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 		anomaly(an, SLOT_MMAP_WAIT, SA_BEGIN_NESTED);
 		ival_free(an, s->wait);
 		s->wait = NULL;
-		if (!stock && s->acq && !s->acq->has_hold)
+		if (s->acq && !s->acq->has_hold)
 			drop_acq(an, s);
+		if (stock && t->cw && t->cw->mm == mm) {
+			anomaly(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
+			drop_cwait(an, t);
+		}
 	}
 	t->absorb[SLOT_MMAP_WAIT] = 0;
 	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
@@ -1235,8 +1730,14 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 	iv->write = write;
 	s->wait = iv;
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_MMAP_WAIT);
-	if (stock)
+	if (stock) {
+		/* the task's open call: a contention_begin now is its sleep */
+		t->scall_mm = mm;
+		t->scall_set = 1;
+		if (!write)
+			stock_retry_call(an, t, iv);
 		return;
+	}
 	if (write) {
 		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 
@@ -1272,7 +1773,12 @@ static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *
 	h->mm = s->mm;
 	h->write = write;
 	s->hold = h;
-	if (stock || !write)
+	if (stock) {
+		if (write)
+			stock_write_holds(an, t, s, pl);
+		return;
+	}
+	if (!write)
 		return;
 	if (s->acq) {
 		s->acq->has_hold = 1;
@@ -1332,7 +1838,7 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 	if (pl->ts_ns < iv->start) {
 		anomaly(an, SLOT_MMAP_WAIT, SA_END_BEFORE_START);
 		s->wait = NULL;
-		if (!stock && iv->write && s->acq && !s->acq->has_hold)
+		if (iv->write && s->acq && !s->acq->has_hold)
 			drop_acq(an, s);
 		ival_free(an, iv);
 		return;
@@ -1351,6 +1857,8 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		an->wait_count[write]++;
 		wait_stat(an, t, WAIT_MMAP, ns);
 	}
+	if (stock)
+		stock_call_end(an, t, s, iv, pl, success);
 	if (iv->flags & IV_R) {
 		/* it counts only if the gap it started in is still open */
 		if (t->gap == iv->call)
@@ -1386,7 +1894,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 		anomaly(an, SLOT_MMAP_HOLD, SA_END_BEFORE_START);
 		s->hold = NULL;
 		ival_free(an, h);
-		if (!stock && s->acq)
+		if (s->acq)
 			drop_acq(an, s);
 		return;
 	}
@@ -1407,6 +1915,8 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 	ival_free(an, h);
 	if (!stock && write && s->acq)
 		close_acq(an, s, pl->ts_ns);
+	else if (stock && write && s->acq)
+		close_sm(an, s, pl->ts_ns);
 }
 
 static void on_sched_switch(struct analysis *an, const struct parsed_line *pl)
@@ -1540,6 +2050,9 @@ static void settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
 		t->absorb[SLOT_MMAP_WAIT]++;
 		an->an_truncated++;
 	}
+	if (s->stock && s->acq && !s->acq->has_hold &&
+	    truncated(an, s->acq->cpu, s->acq->epoch))
+		drop_acq(an, s);	/* a queued stock writer: its wait was truncated too */
 	if (s->hold && truncated(an, s->hold->cpu, s->hold->epoch)) {
 		ival_free(an, s->hold);
 		s->hold = NULL;
@@ -1581,30 +2094,45 @@ static void settle_task(struct analysis *an, struct task *t)
 		t->absorb[SLOT_VMA_WRITE]++;
 		an->an_truncated++;
 	}
+	if (t->cw && truncated(an, t->cw->cpu, t->cw->epoch)) {
+		drop_cwait(an, t);
+		an->an_truncated++;
+	}
+	/* a fault whose events may be lost is no longer followed */
+	if (t->sfault && truncated(an, t->sfault_cpu, t->sfault_epoch))
+		sfault_end(t);
 }
 
-/* Most lines name one of a few events: remember the last lookups. */
-static const struct mmlock_event *event_by_name(struct analysis *an, const char *name)
+/*
+ * The event a line names: an mmlock_event id, EV_X_BASE + an evset_extra_id
+ * for the stock-event mode's additions, or -1.  Most lines name one of a few
+ * events: the lookups are remembered.
+ */
+static int event_by_name(struct analysis *an, const char *name)
 {
 	const struct mmlock_event *ev;
-	int i;
+	int i, x;
 
 	for (i = 0; i < an->nr_names; i++)
 		if (!strcmp(an->names[i], name))
-			return an->name_events[i];
-	ev = mmlock_event_find(name);
+			return an->name_ids[i];
+	x = evset_extra_find(name);
+	ev = x < 0 ? mmlock_event_find(name) : NULL;
 	if (ev && an->nr_names < (int)ARRAY_SIZE(an->names)) {
 		an->names[an->nr_names] = ev->name;
-		an->name_events[an->nr_names++] = ev;
+		an->name_ids[an->nr_names++] = (int)ev->id;
+	} else if (x >= 0 && an->nr_names < (int)ARRAY_SIZE(an->names)) {
+		an->names[an->nr_names] = evset_extras[x].name;
+		an->name_ids[an->nr_names++] = EV_X_BASE + x;
 	}
-	return ev;
+	return ev ? (int)ev->id : x >= 0 ? EV_X_BASE + x : -1;
 }
 
 void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 {
-	const struct mmlock_event *ev;
 	struct task *t;
 	long long v;
+	int id;
 
 	if (pl->kind == LINE_FRAME) {
 		an->lines++;
@@ -1641,13 +2169,20 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		an->first_ts = pl->ts_ns;
 		an->first_ts_set = 1;
 	}
-	ev = event_by_name(an, pl->event);
-	if (!ev) {
+	id = event_by_name(an, pl->event);
+	if (id < 0) {
 		an->other_events++;
 		return;
 	}
-	an->ev_count[ev->id]++;
-	if (ev->id == MMLOCK_EV_SCHED_SWITCH) {
+	if (id < MMLOCK_EV_NR) {
+		an->ev_count[id]++;
+	} else {
+		unsigned int x = (unsigned int)(id - EV_X_BASE);
+
+		if (x < EVSET_X_NR)
+			an->x_count[x]++;
+	}
+	if (id == MMLOCK_EV_SCHED_SWITCH) {
 		on_sched_switch(an, pl);
 		return;
 	}
@@ -1672,7 +2207,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	}
 	stack_target_put(t);
 
-	switch (ev->id) {
+	switch (id) {
 	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
 		on_fault_begin(an, t, pl);
 		break;
@@ -1736,11 +2271,25 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		mmap_hold_end(an, t, pl, 1);
 		break;
 	case MMLOCK_EV_MM_FILEMAP_FAULT:
+		on_stock_filemap_fault(t, pl);
+		break;
+	case EV_X_BASE + EVSET_X_CONTENTION_BEGIN:
+		on_contention_begin(an, t, pl);
+		break;
+	case EV_X_BASE + EVSET_X_CONTENTION_END:
+		on_contention_end(an, t, pl);
+		break;
+	case EV_X_BASE + EVSET_X_PAGE_FAULT_USER:
+	case EV_X_BASE + EVSET_X_PAGE_FAULT_KERNEL:
+		on_page_fault(an, t, pl, id == EV_X_BASE + EVSET_X_PAGE_FAULT_USER);
+		break;
+	case EV_X_BASE + EVSET_X_PROCESS_EXIT:
+		sfault_end(t);
 		break;
 	default:
 		break;
 	}
-	switch (ev->id) {
+	switch (id) {
 	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
 	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
 	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
@@ -1749,7 +2298,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		 * A slot with nothing open goes: one per (pid, mm) would add up.
 		 * (A start leaves its slot holding what it opened.)
 		 */
-		mmslot_release(an, t, get_hex(pl, "mm", NULL), !ev->custom);
+		mmslot_release(an, t, get_hex(pl, "mm", NULL), id >= MMLOCK_EV_NR_CUSTOM);
 		break;
 	default:
 		break;
@@ -1825,6 +2374,11 @@ void analysis_finish(struct analysis *an)
 			call_put(t->vwrite);
 			t->vwrite = NULL;
 		}
+		if (t->cw) {
+			anomaly(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
+			drop_cwait(an, t);
+		}
+		sfault_end(t);
 	}
 	free(items);
 	items = htab_items(&an->mmslots, &n);
@@ -1849,6 +2403,11 @@ void analysis_finish(struct analysis *an)
 			drop_acq(an, s);
 	}
 	free(items);
+	/* nothing is open any more: the stock waits and writers left are final */
+	while (an->lists[L_CLOSED_SM].head)
+		ival_free(an, an->lists[L_CLOSED_SM].head);
+	while (an->lists[L_CLOSED_SW].head)
+		ival_free(an, an->lists[L_CLOSED_SW].head);
 }
 
 void analysis_free(struct analysis *an)
@@ -1871,6 +2430,7 @@ void analysis_free(struct analysis *an)
 		struct task *t = items[i];
 
 		stack_target_put(t);
+		call_put(t->sfault);
 		free(t->pending_stack);
 		free(t);
 	}
@@ -1889,8 +2449,24 @@ void analysis_free(struct analysis *an)
 	htab_release(&an->buckets);	/* emptied with the lists */
 	htab_release(&an->caller_index);
 	free(an->callers);
+	for (l = 0; l < an->nr_swriters; l++)
+		free(an->swriter_v[l]);
+	free(an->swriter_v);
+	htab_release(&an->swriters);
+	for (l = 0; l < an->nr_scallers; l++)
+		free(an->scaller_v[l]);
+	free(an->scaller_v);
+	htab_release(&an->scallers);
+	items = htab_items(&an->waiter_pairs, &n);
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	htab_release(&an->waiter_pairs);
+	hist_free(&an->cwait);
+	hist_free(&an->retry_io);
 	lifecycle_free(an->lc);
-	free(an->top);
+	free(an->top.v);
+	free(an->stop.v);
 	hist_free(&an->fault_wait);
 	hist_free(&an->vma_wait);
 	hist_free(&an->mmap_wait);

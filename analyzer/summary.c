@@ -154,16 +154,16 @@ static int cmp_pairs(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static json_object *top_pairs(struct analysis *an)
+static json_object *top_pairs(struct top_heap *th)
 {
 	json_object *arr = json_object_new_array();
 	unsigned int i;
 	char buf[32];
 
-	if (an->nr_top)
-		qsort(an->top, an->nr_top, sizeof(*an->top), cmp_pairs);
-	for (i = 0; i < an->nr_top; i++) {
-		const struct pair_rec *p = &an->top[i];
+	if (th->n)
+		qsort(th->v, th->n, sizeof(*th->v), cmp_pairs);
+	for (i = 0; i < th->n; i++) {
+		const struct pair_rec *p = &th->v[i];
 		json_object *o = json_object_new_object();
 
 		buf[0] = p->type;
@@ -175,11 +175,20 @@ static json_object *top_pairs(struct analysis *an)
 		add(o, "blocked", side_json(&p->blocked));
 		add(o, "blocker", side_json(&p->blocker));
 		add(o, "mm", hexstr(p->mm));
-		add(o, "vma", hexstr(p->vma));
-		snprintf(buf, sizeof(buf), "%lx", p->vm_start);
-		add(o, "vm_start", json_object_new_string(buf));
-		snprintf(buf, sizeof(buf), "%lx", p->vm_end);
-		add(o, "vm_end", json_object_new_string(buf));
+		if (p->stock) {
+			/* stock events name no VMA: the fault's address is what they tell */
+			add(o, "vma", NULL);
+			add(o, "vm_start", NULL);
+			add(o, "vm_end", NULL);
+			snprintf(buf, sizeof(buf), "%lx", p->address);
+			add(o, "address", p->has_address ? json_object_new_string(buf) : NULL);
+		} else {
+			add(o, "vma", hexstr(p->vma));
+			snprintf(buf, sizeof(buf), "%lx", p->vm_start);
+			add(o, "vm_start", json_object_new_string(buf));
+			snprintf(buf, sizeof(buf), "%lx", p->vm_end);
+			add(o, "vm_end", json_object_new_string(buf));
+		}
 		add(o, "caller", json_object_new_string(p->caller[0] ? p->caller : "unknown"));
 		if (p->type == 'B')
 			add(o, "holding", json_object_new_boolean(p->holding));
@@ -380,7 +389,7 @@ static int any_stock(const struct analysis *an)
 }
 
 static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c_ok,
-			    uint64_t threshold_us)
+			    uint64_t threshold_us, int stock_mode, int sb_ok)
 {
 	json_object *o = json_object_new_object();
 	const char *code, *action;
@@ -392,7 +401,23 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 	if (an->fault_wait.count)
 		mean_wait = (double)an->fault_wait.sum / (double)an->fault_wait.count;
 
-	if (!a_ok || !c_ok) {
+	if (stock_mode) {
+		/*
+		 * The decision tree stops at its first rule, which needs Type-A
+		 * (and Type-C, which needs A): not in stock events.
+		 */
+		code = "inconclusive";
+		if (sb_ok)
+			text = xasprintf("Type-A is not measurable from stock events (no VMA writer "
+					 "events); Type-B pairs %llu (%llu us)",
+					 (unsigned long long)an->sb_count,
+					 (unsigned long long)(an->sb_ns / 1000));
+		else
+			text = xasprintf("Type-A is not measurable from stock events (no VMA writer "
+					 "events)");
+		action = "load mmlock_probe.ko (tracepoints/module/README.md) or use a kernel "
+			 "with the mmlock patches";
+	} else if (!a_ok || !c_ok) {
 		code = "inconclusive";
 		text = xasprintf("the capture did not record the events Type-A/C need "
 				 "(filemap_fault_* and vma_start_write_*): counts are null");
@@ -463,6 +488,212 @@ static int mm_filemap_fault_recorded(const struct analysis *an, const struct sum
 	return 0;
 }
 
+/* ---- the stock-event mode ---------------------------------------------- */
+
+/*
+ * Was a stock addition (evset.h) recorded: trace.status lists it, or, with
+ * no status, the input holds one (a capture without any cannot tell "none
+ * happened" from "not recorded": lock:contention_* and page_fault_user fire
+ * constantly where they are enabled).
+ */
+static int extra_recorded(const struct analysis *an, const struct summary_meta *meta, int x)
+{
+	int i;
+
+	if (!meta->events)
+		return an->x_count[x] > 0;
+	for (i = 0; i < meta->nr_events; i++)
+		if (evset_extra_find(meta->events[i]) == x)
+			return 1;
+	return 0;
+}
+
+static int lock_contention_recorded(const struct analysis *an, const struct summary_meta *meta)
+{
+	if (!meta->events)
+		return an->x_count[EVSET_X_CONTENTION_BEGIN] + an->x_count[EVSET_X_CONTENTION_END] > 0;
+	return extra_recorded(an, meta, EVSET_X_CONTENTION_BEGIN) &&
+	       extra_recorded(an, meta, EVSET_X_CONTENTION_END);
+}
+
+static int cmp_swriters(const void *a, const void *b)
+{
+	const struct swriter *x = *(struct swriter *const *)a, *y = *(struct swriter *const *)b;
+
+	if (x->waited_ns != y->waited_ns)
+		return x->waited_ns < y->waited_ns ? 1 : -1;
+	if (x->holds != y->holds)
+		return x->holds < y->holds ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->caller, y->caller);
+}
+
+static int cmp_scallers(const void *a, const void *b)
+{
+	const struct scaller *x = *(struct scaller *const *)a, *y = *(struct scaller *const *)b;
+
+	if (x->waited_ns != y->waited_ns)
+		return x->waited_ns < y->waited_ns ? 1 : -1;
+	if (x->holds != y->holds)
+		return x->holds < y->holds ? 1 : -1;
+	return strcmp(x->caller, y->caller);
+}
+
+static int cmp_scallers_b(const void *a, const void *b)
+{
+	const struct scaller *x = *(struct scaller *const *)a, *y = *(struct scaller *const *)b;
+
+	if (x->b_ns != y->b_ns)
+		return x->b_ns < y->b_ns ? 1 : -1;
+	if (x->b_pairs != y->b_pairs)
+		return x->b_pairs < y->b_pairs ? 1 : -1;
+	return strcmp(x->caller, y->caller);
+}
+
+static json_object *caller_or_null(const char *caller)
+{
+	return caller[0] ? json_object_new_string(caller) : NULL;
+}
+
+#define TOP_WRITERS	10
+
+/* mmap_lock.writers: the ten writers (pid, caller) whose holds were waited for longest. */
+static json_object *stock_writers(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	int i, n = 0;
+
+	if (an->nr_swriters)
+		qsort(an->swriter_v, (size_t)an->nr_swriters, sizeof(*an->swriter_v), cmp_swriters);
+	for (i = 0; i < an->nr_swriters && n < TOP_WRITERS; i++) {
+		const struct swriter *w = an->swriter_v[i];
+		json_object *o;
+
+		if (!w->holds && !w->waiters)
+			continue;
+		o = json_object_new_object();
+		add(o, "pid", json_object_new_int(w->pid));
+		add(o, "tgid", w->tgid >= 0 ? json_object_new_int(w->tgid) : NULL);
+		add(o, "comm", json_object_new_string(w->comm));
+		add(o, "caller", caller_or_null(w->caller));
+		add(o, "prio", w->prio >= 0 ? json_object_new_int(w->prio) : NULL);
+		add(o, "write_holds", jint(w->holds));
+		add(o, "hold_us_sum", jus(w->hold_ns));
+		add(o, "hold_us_max", jus(w->hold_max_ns));
+		add(o, "queued_us_sum", jus(w->queued_ns));
+		add(o, "waiters", jint(w->waiters));
+		add(o, "waiter_pids", jint(w->waiter_pids));
+		add(o, "waited_us_sum", jus(w->waited_ns));
+		add(o, "max_queue", jint(w->max_queue));
+		json_object_array_add(arr, o);
+		n++;
+	}
+	return arr;
+}
+
+static json_object *stock_writer_callers(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	if (an->nr_scallers)
+		qsort(an->scaller_v, (size_t)an->nr_scallers, sizeof(*an->scaller_v), cmp_scallers);
+	for (i = 0; i < an->nr_scallers; i++) {
+		const struct scaller *c = an->scaller_v[i];
+		json_object *o;
+
+		if (!c->holds && !c->waiters)
+			continue;
+		o = json_object_new_object();
+		add(o, "caller", caller_or_null(c->caller));
+		add(o, "write_holds", jint(c->holds));
+		add(o, "waited_us_sum", jus(c->waited_ns));
+		add(o, "waiters", jint(c->waiters));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* contention.by_caller in stock mode: Type-B pairs by the writer's caller. */
+static json_object *stock_contention_callers(struct analysis *an)
+{
+	json_object *arr = json_object_new_array();
+	int i;
+
+	if (an->nr_scallers)
+		qsort(an->scaller_v, (size_t)an->nr_scallers, sizeof(*an->scaller_v), cmp_scallers_b);
+	for (i = 0; i < an->nr_scallers; i++) {
+		const struct scaller *c = an->scaller_v[i];
+		json_object *o;
+
+		if (!c->b_pairs)
+			continue;
+		o = json_object_new_object();
+		add(o, "caller", json_object_new_string(c->caller[0] ? c->caller : "unknown"));
+		add(o, "type_a_pairs", NULL);
+		add(o, "type_a_us", NULL);
+		add(o, "type_b_pairs", jint(c->b_pairs));
+		add(o, "type_b_us", jus(c->b_ns));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* The stock-mode keys of mmap_lock (analyzer/README.md "Stock-event mode"). */
+static void stock_mmap_lock(struct analysis *an, json_object *o, int lc)
+{
+	json_object *c = NULL;
+
+	if (lc) {
+		c = json_object_new_object();
+		add(c, "count", jint(an->cw_count[0] + an->cw_count[1]));
+		add(c, "read", jint(an->cw_count[0]));
+		add(c, "write", jint(an->cw_count[1]));
+		add(c, "wait_us_sum", jus(an->cw_ns));
+		add(c, "wait_durations_us", dist(&an->cwait, 1));
+	}
+	add(o, "contended", c);
+	add(o, "other_rwsem_contentions", count_or_null(an->other_rwsem, lc));
+	add(o, "writers", lc ? stock_writers(an) : NULL);
+	if (lc && an->swriters_omitted)
+		add(o, "writers_omitted", jint(an->swriters_omitted));
+	add(o, "by_writer_caller", lc ? stock_writer_callers(an) : NULL);
+	add(o, "unattributed_waits", count_or_null(an->unattr, lc));
+	add(o, "unattributed_us_sum", us_or_null(an->unattr_ns, lc));
+}
+
+/* capture.stock_events_missing: the stock set's events this capture lacks. */
+static json_object *stock_missing(const struct analysis *an, const struct summary_meta *meta,
+				  const int *rec, int mf_rec)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+		int r = ev->id == MMLOCK_EV_MM_FILEMAP_FAULT ? mf_rec :
+			ev->id == MMLOCK_EV_SCHED_SWITCH ? rec[FAM_SCHED] : rec[FAM_MMAP];
+		char *full;
+
+		if (r || !ev->name)
+			continue;
+		full = xasprintf("%s:%s", ev->system, ev->name);
+		json_object_array_add(a, json_object_new_string(full));
+		free(full);
+	}
+	for (i = 0; i < EVSET_X_NR; i++) {
+		char *full;
+
+		if (extra_recorded(an, meta, i))
+			continue;
+		full = xasprintf("%s:%s", evset_extras[i].system, evset_extras[i].name);
+		json_object_array_add(a, json_object_new_string(full));
+		free(full);
+	}
+	return a;
+}
+
 /*
  * Where the events came from: what trace.status says, else what the input
  * shows (custom events are the kernel's unless a status says module).
@@ -484,6 +715,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	json_object *root = json_object_new_object(), *o, *missing;
 	int rec[FAM_NR], stock_mode, i, a_ok, b_ok, c_ok;
 	int writers_all, read_fail_seen, read_fail_reasons, fallback_seen;
+	int lc_rec, mf_rec, retry_ok, sb_ok, sc_ok;
 	uint64_t first_ts = 0, last_ts = an->now;
 	const char *event_set;
 
@@ -525,6 +757,18 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		!evset_caps_has(meta->module_caps, "read_fail_reason", "unknown");
 	fallback_seen = !evset_caps_has(meta->module_caps, "fallback", "none");
 
+	/*
+	 * Stock mode: contended waits and writers need lock:contention_*
+	 * (Linux 5.19+); a retried fault needs exceptions:page_fault_user (x86)
+	 * and filemap:mm_filemap_fault (not on 6.1); Type-B all three; Type-C
+	 * from B the priorities of sched_switch.
+	 */
+	mf_rec = mm_filemap_fault_recorded(an, meta);
+	lc_rec = stock_mode && lock_contention_recorded(an, meta);
+	retry_ok = stock_mode && mf_rec && extra_recorded(an, meta, EVSET_X_PAGE_FAULT_USER);
+	sb_ok = retry_ok && lc_rec;
+	sc_ok = sb_ok && rec[FAM_SCHED];
+
 	a_ok = rec[FAM_FILEMAP] && rec[FAM_VMA_WRITER] && !stock_mode;
 	b_ok = rec[FAM_FILEMAP] && rec[FAM_MMAP] && !stock_mode;
 	c_ok = a_ok && b_ok;
@@ -559,6 +803,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "event_set", json_object_new_string(event_set));
 	add(o, "event_source", event_source(an, meta, stock_mode));
 	add(o, "module_caps", meta->module_caps ? json_object_new_string(meta->module_caps) : NULL);
+	add(o, "stock_events_missing", stock_mode ? stock_missing(an, meta, rec, mf_rec) : NULL);
 	add(o, "stack_traces", jint(an->stack_traces));
 	add(o, "other_events", jint(an->other_events));
 	add(o, "truncated_inputs", jint(meta->truncated_inputs));
@@ -572,12 +817,15 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		uint64_t retries = an->ev_count[MMLOCK_EV_FILEMAP_FAULT_RETRY];
 		json_object *wl;
 
+		if (stock_mode)
+			retries = an->sf_retries;	/* retried faults (S2.6) */
 		o = json_object_new_object();
-		add(o, "total_count", count_or_null(total, m || (stock_mode &&
-				 mm_filemap_fault_recorded(an, meta))));
-		add(o, "retry_count", count_or_null(retries, m));
-		add(o, "retry_rate_pct", m && total ?
+		add(o, "total_count", count_or_null(total, m || (stock_mode && mf_rec)));
+		add(o, "retry_count", count_or_null(retries, m || retry_ok));
+		add(o, "retry_rate_pct", (m || retry_ok) && total ?
 		    jdouble(100.0 * (double)retries / (double)total, 2) : NULL);
+		if (stock_mode)
+			add(o, "retry_io_durations_us", dist(&an->retry_io, retry_ok));
 		add(o, "wait_durations_us", dist(&an->fault_wait, m));
 		add(o, "retry_reasons", reasons(&an->retry_reasons, m));
 		if (m) {
@@ -633,6 +881,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		}
 		add(o, "source", m ? json_object_new_string(use_stock ?
 			"stock (waits include uncontended acquisitions)" : "custom") : NULL);
+		if (stock_mode)
+			stock_mmap_lock(an, o, m && lc_rec);
 		add(root, "mmap_lock", o);
 	}
 
@@ -660,21 +910,48 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "type_a_duration_sum_us", us_or_null(an->a_ns, a_ok));
 	add(o, "type_a_faults", count_or_null(an->a_faults, a_ok));
 	add(o, "type_a_writers", count_or_null(an->a_writers, a_ok));
-	add(o, "type_b_count", count_or_null(an->b_count, b_ok));
-	add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->b_retry_ns, b_ok));
-	add(o, "type_b_duration_sum_us", us_or_null(an->b_ns, b_ok));
-	add(o, "type_b_faults", count_or_null(an->b_faults, b_ok));
-	add(o, "type_b_writers", count_or_null(an->b_writers, b_ok));
-	add(o, "type_b_writers_holding", count_or_null(an->b_holding, b_ok));
-	add(o, "type_b_writers_queued", count_or_null(an->b_queued, b_ok));
-	add(o, "type_c_count", count_or_null(an->c_count, c_ok));
-	add(o, "type_c_score_us", us_or_null(an->c_ns, c_ok));
-	add(o, "type_c_from_a", count_or_null(an->c_from_a, c_ok));
-	add(o, "type_c_from_b", count_or_null(an->c_from_b, c_ok));
-	add(o, "type_c_prio_unknown", count_or_null(an->c_prio_unknown, c_ok));
-	add(o, "threshold_us", jint(an->opts.threshold_us));
-	add(o, "top_pairs", top_pairs(an));
-	add(o, "by_caller", contention_callers(an));
+	if (stock_mode) {
+		json_object *notes = json_object_new_array();
+
+		add(o, "type_b_count", count_or_null(an->sb_count, sb_ok));
+		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->sb_retry_ns, sb_ok));
+		add(o, "type_b_duration_sum_us", us_or_null(an->sb_ns, sb_ok));
+		add(o, "type_b_faults", count_or_null(an->sb_faults, sb_ok));
+		add(o, "type_b_writers", count_or_null(an->sb_writers, sb_ok));
+		add(o, "type_b_writers_holding", count_or_null(an->sb_holding, sb_ok));
+		add(o, "type_b_writers_queued", count_or_null(an->sb_queued, sb_ok));
+		add(o, "type_c_count", NULL);
+		add(o, "type_c_score_us", NULL);
+		add(o, "type_c_from_a", NULL);
+		add(o, "type_c_from_b", count_or_null(an->sc_from_b, sc_ok));
+		add(o, "type_c_prio_unknown", count_or_null(an->sc_prio_unknown, sc_ok));
+		add(o, "threshold_us", jint(an->opts.threshold_us));
+		add(o, "top_pairs", top_pairs(&an->stop));
+		add(o, "by_caller", stock_contention_callers(an));
+		json_object_array_add(notes, json_object_new_string(
+			"type_a: a VMA writer's wait is not in stock events"));
+		json_object_array_add(notes, json_object_new_string(sb_ok ?
+			"type_b: retry recognised from page_fault_user + mm_filemap_fault + "
+			"start_locking" : "type_b: needs lock:contention_*, "
+			"exceptions:page_fault_user and filemap:mm_filemap_fault"));
+		add(o, "notes", notes);
+	} else {
+		add(o, "type_b_count", count_or_null(an->b_count, b_ok));
+		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->b_retry_ns, b_ok));
+		add(o, "type_b_duration_sum_us", us_or_null(an->b_ns, b_ok));
+		add(o, "type_b_faults", count_or_null(an->b_faults, b_ok));
+		add(o, "type_b_writers", count_or_null(an->b_writers, b_ok));
+		add(o, "type_b_writers_holding", count_or_null(an->b_holding, b_ok));
+		add(o, "type_b_writers_queued", count_or_null(an->b_queued, b_ok));
+		add(o, "type_c_count", count_or_null(an->c_count, c_ok));
+		add(o, "type_c_score_us", us_or_null(an->c_ns, c_ok));
+		add(o, "type_c_from_a", count_or_null(an->c_from_a, c_ok));
+		add(o, "type_c_from_b", count_or_null(an->c_from_b, c_ok));
+		add(o, "type_c_prio_unknown", count_or_null(an->c_prio_unknown, c_ok));
+		add(o, "threshold_us", jint(an->opts.threshold_us));
+		add(o, "top_pairs", top_pairs(&an->top));
+		add(o, "by_caller", contention_callers(an));
+	}
 	add(root, "contention", o);
 
 	{
@@ -689,6 +966,6 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(root, "anomalies", anomalies(an));
 	add(root, "input_errors", meta->input_errors ? json_object_get(meta->input_errors) :
 						     json_object_new_array());
-	add(root, "verdict", verdict(an, a_ok, b_ok, c_ok, an->opts.threshold_us));
+	add(root, "verdict", verdict(an, a_ok, b_ok, c_ok, an->opts.threshold_us, stock_mode, sb_ok));
 	return root;
 }

@@ -17,6 +17,10 @@
  *            search was quadratic in a line's length)
  *   lost     N tasks with an open fault each, then N [LOST] markers of
  *            another CPU (every marker walked every task before)
+ *   stock    the stock-event mode: one contended mmap_lock wait that never
+ *            ends (it holds back every closed write interval), then N write
+ *            holds by two writers, each with a contended read wait of
+ *            another task inside it (N attributed waits)
  *   plain    N faults with waits, writers and pairs, the ordinary mix the
  *            others are compared with
  */
@@ -128,6 +132,31 @@ int main(int argc, char **argv)
 			for (k = 0; k < 10000; k++)
 				fputs(") [0] ", stdout);
 			putchar('\n');
+		}
+	} else if (!strcmp(shape, "stock")) {
+#define SMM	"mm=00000000aaaa0001 memcg_id=8054 "
+		ev("z", 9, 3, "mmap_lock_start_locking", SMM "write=false");
+		ts += 1000;
+		ev("z", 9, 3, "contention_begin", "00000000c0c0c0c0 (flags=READ)");
+		for (i = 0; i < n; i++) {
+			int r = 200 + (int)(i % 4), w = 300 + (int)(i % 2);
+
+			ts += 10000;
+			ev("w", w, 1, "mmap_lock_start_locking", SMM "write=true");
+			ts += 1000;
+			ev("w", w, 1, "mmap_lock_acquire_returned", SMM "write=true success=true");
+			ts += 1000;
+			ev("r", r, 0, "mmap_lock_start_locking", SMM "write=false");
+			ts += 500;
+			ev("r", r, 0, "contention_begin", "00000000c0c0c0c0 (flags=READ)");
+			ts += 3000;
+			ev("w", w, 1, "mmap_lock_released", SMM "write=true");
+			ts += 500;
+			ev("r", r, 0, "contention_end", "00000000c0c0c0c0 (ret=0)");
+			ts += 500;
+			ev("r", r, 0, "mmap_lock_acquire_returned", SMM "write=false success=true");
+			ts += 500;
+			ev("r", r, 0, "mmap_lock_released", SMM "write=false");
 		}
 	} else if (!strcmp(shape, "plain")) {
 		for (i = 0; i < n; i++) {
