@@ -17,6 +17,17 @@
 #                              stdout, per-CPU stats on stderr; after CMD
 #                              ends, a trace_marker line ends the stream and
 #                              the agent waits for the host to close stdin
+#   bstream BUFKB EVENTS -- CMD...
+#                              host-side binary capture: the same instance
+#                              and gate; one "mmlock-ready" line on stderr,
+#                              then it waits for "go" on stdin (the host has
+#                              a reader per CPU by then); after CMD ends,
+#                              the readers drained, the formats the decoder
+#                              needs on stdout as "mmlock-file NAME SIZE"
+#                              and SIZE bytes each
+#   reader INSTANCE CPU        one CPU's trace_pipe_raw on stdout (mmlock
+#                              device pages), until bstream's SIGUSR1 and
+#                              nothing is left
 #   record ARGS...             device-side capture: mmlock record ARGS with
 #                              oom_score_adj -1000
 #   restore                    undo everything listed under BASE/state
@@ -112,6 +123,7 @@ probe() {
 	else
 		echo "tracefs=$t"
 		echo "nr_cpus=$(ls -d "$t"/per_cpu/cpu* 2>/dev/null | wc -l)"
+		g=$(page_geometry "$t/events/header_page") && echo "ring_page=${g% *}" && echo "ring_word=${g#* }"
 		grep -E '^(mmap_lock|filemap|sched):' "$t/available_events" 2>/dev/null |
 			sed 's/^/event=/'
 		i=$t/instances/mmlock-check-$$
@@ -178,7 +190,19 @@ stats() {	# PHASE INSTANCE
 	done
 }
 
-stream() {
+# the ring buffer's page (sub-buffer) and word size, from a header_page:
+# "field: char data; offset:16; size:4080;" and "field: local_t commit; ... size:8;"
+page_geometry() {	# HEADER_PAGE
+	d=$(sed -n 's/.*char data;.*offset:\([0-9]*\);.*size:\([0-9]*\);.*/\1 \2/p' "$1")
+	w=$(sed -n 's/.*commit;.*size:\([0-9]*\);.*/\1/p' "$1" | head -n 1)
+	set -- $d
+	[ -n "$1" ] && [ -n "$2" ] && [ -n "$w" ] && echo "$(($1 + $2)) $w"
+}
+
+# What both host-side captures share: the instance, its events and the
+# workload held at the gate; sets i (the instance), w (the workload's pid)
+# and gate.  The caller turns tracing on and opens the gate.
+setup() {	# BUFKB EVENTS -- CMD...
 	bufkb=$1 events=$2
 	shift 3		# BUFKB EVENTS --
 	t=$(tracefs) || { say "no tracefs"; return 5; }
@@ -206,6 +230,11 @@ stream() {
 	w=$!
 	echo "$w" >> "$S/pids"
 	echo "$w" > "$i/set_event_pid"
+	return 0
+}
+
+stream() {
+	setup "$@" || return
 	stats start "$i"
 	echo 1 > "$i/tracing_on"
 	# dd reads with read(2): cat may splice/sendfile, which on 6.x kernels
@@ -231,6 +260,117 @@ stream() {
 	return $rc
 }
 
+# one CPU's raw pages on stdout: `mmlock device pages` (device/pages.c; dd
+# would stop at the first empty read(2), which trace_pipe_raw returns each
+# time the reader catches up with the writer)
+reader() {	# INSTANCE CPU
+	case "$1" in
+	*/instances/mmlock-dev-*) ;;
+	*) say "reader: $1 is not an instance of ours"; return 2 ;;
+	esac
+	[ -r "$1/per_cpu/cpu$2/trace_pipe_raw" ] || { say "reader: no $1/per_cpu/cpu$2"; return 5; }
+	mkdir -p "$S" || return 1
+	echo $$ >> "$S/pids"
+	echo $$ > "$S/reader.${1##*-}.$2"
+	echo -1000 > /proc/self/oom_score_adj 2>/dev/null
+	echo "mmlock-reader $2" >&2
+	# exec keeps our pid: the pid listed above is the reader's
+	exec "$B/mmlock" device pages "$1" "$2"
+}
+
+# Tracing is off: ask each reader to read what is left and exit, and wait
+# until they are gone (60 s without progress: give up, restore kills them).
+drain() {	# INSTANCE
+	di=$1 n=0 last=
+	for f in "$S"/reader.$$.*; do
+		[ -f "$f" ] && kill -USR1 "$(cat "$f")" 2>/dev/null
+	done
+	while :; do
+		busy=
+		for f in "$S"/reader.$$.*; do
+			[ -f "$f" ] || continue
+			read -r p < "$f"
+			if kill -0 "$p" 2>/dev/null; then
+				busy="$busy $p"
+			else
+				rm -f "$f"
+			fi
+		done
+		[ -z "$busy" ] && return 0
+		for c in "$di"/per_cpu/cpu*; do
+			busy="$busy cpu${c##*/cpu}:$(sed -n 's/^entries: *//p' "$c/stats")"
+		done
+		if [ "$busy" = "$last" ]; then n=$((n + 1)); else n=0; fi
+		last=$busy
+		if [ $n -ge 600 ]; then
+			say "the readers made no progress for 60 s:$busy"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# FILE on stdout as "mmlock-file NAME SIZE", then its bytes.  tracefs and
+# proc files have no size: a copy tells it.
+send() {	# NAME FILE
+	c=$S/send.$$
+	if cat "$2" > "$c" 2>/dev/null; then
+		echo "mmlock-file $1 $(wc -c < "$c")"
+		cat "$c"
+	fi
+	rm -f "$c"
+}
+
+bstream() {
+	events=$2
+	setup "$@" || return
+	g=$(page_geometry "$i/events/header_page") || { say "cannot read $i/events/header_page"; return 5; }
+	set -- $g
+	cpus=
+	for c in "$i"/per_cpu/cpu*; do cpus="$cpus${cpus:+,}${c##*/cpu}"; done
+	echo "mmlock-ready instance=$i page=$1 word=$2 pid=$w cpus=$cpus" \
+		"clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$i/trace_clock")" \
+		"buffer_kb=$(cat "$i/buffer_size_kb")" >&2
+	# the host starts a reader per CPU, then says go (EOF: it gave up)
+	read -r go || go=
+	if [ "$go" != go ]; then
+		say "the host ended the capture before it started"
+		return 1
+	fi
+	stats start "$i"
+	echo 1 > "$i/tracing_on"
+	echo go > "$gate"
+	wait "$w"
+	rc=$?
+	rm -f "$gate"
+	echo 0 > "$i/tracing_on"
+	echo 0 > "$i/events/enable"
+	echo "mmlock-drain $$ rc=$rc" >&2
+	drain "$i"
+	stats end "$i"
+	for f in "$S"/reader.$$.*; do
+		[ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+		rm -f "$f"
+	done
+	send tracefs/events/header_page "$i/events/header_page"
+	send tracefs/events/header_event "$i/events/header_event"
+	for e in $(echo "$events" | tr ',' ' '); do
+		send "tracefs/events/${e%%:*}/${e#*:}/format" "$t/events/${e%%:*}/${e#*:}/format"
+	done
+	# ftrace's own records (print, kernel_stack) as the decoder knows them
+	for d in "$t"/events/ftrace/*; do
+		[ -f "$d/format" ] && send "tracefs/events/ftrace/${d##*/}/format" "$d/format"
+	done
+	for f in printk_formats saved_cmdlines saved_tgids; do
+		send "tracefs/$f" "$t/$f"
+	done
+	send kallsyms /proc/kallsyms
+	echo "mmlock-files-end"
+	remove_instance "$i" >/dev/null 2>&1
+	echo "mmlock-end $$ rc=$rc" >&2
+	return $rc
+}
+
 record() {
 	mkdir -p "$S" || return 1
 	echo $$ >> "$S/pids"
@@ -249,6 +389,10 @@ stream)
 	# the host is gone (SIGPIPE on stderr) or asked us to stop: undo it all
 	trap 'trap "" PIPE HUP INT TERM; restore >/dev/null 2>&1; exit 130' PIPE HUP INT TERM
 	stream "$@" ;;
+bstream)
+	trap 'trap "" PIPE HUP INT TERM; restore >/dev/null 2>&1; exit 130' PIPE HUP INT TERM
+	bstream "$@" ;;
+reader) reader "$@" ;;
 record) record "$@" ;;
 restore) restore ;;
 *) say "unknown action $action"; exit 2 ;;

@@ -11,8 +11,10 @@
  * functions in a forked child with a built argv (perf's builtin style): the
  * child keeps their signal handlers and getopt state away from this loop.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -516,8 +518,8 @@ static void parse_stats_line(const char *line, json_object *stats)
 {
 	char phase[16];
 	int cpu, used = 0;
-	const char *keys[] = { "entries", "overrun", "commit overrun", "dropped events",
-				   "read events" };
+	const char *keys[] = { "entries", "overrun", "commit overrun", "bytes",
+				   "dropped events", "read events" };
 	json_object *o, *arr;
 	size_t k;
 
@@ -558,6 +560,14 @@ static uint64_t stat_sum(json_object *stats, const char *phase, const char *key)
 /* when the agent said it wrote the end marker (mono seconds), 0: not yet */
 static time_t marker_written;
 
+/* what the agent's binary stream (bstream, reader) said on stderr */
+static struct {
+	char	*ready;		/* the "mmlock-ready ..." line, once */
+	int	readers_up;	/* "mmlock-reader N" lines */
+	int	drain_rc;	/* "mmlock-drain PID rc=N": the workload ended with N */
+	int	end_rc;		/* "mmlock-end PID rc=N": N, else -1 */
+} bin_said;
+
 /* stderr lines of the agent: stats into @stats, the rest shown and kept */
 static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, FILE *log)
 {
@@ -569,6 +579,17 @@ static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, 
 		*nl = '\0';
 		if (!strncmp(start, "mmlock-stats ", 13)) {
 			parse_stats_line(start, stats);
+		} else if (!strncmp(start, "mmlock-ready ", 13)) {
+			if (!bin_said.ready)
+				bin_said.ready = xstrdup(start + 13);
+		} else if (!strncmp(start, "mmlock-reader ", 14)) {
+			bin_said.readers_up++;
+		} else if (!strncmp(start, "mmlock-end ", 11) || !strncmp(start, "mmlock-drain ", 13)) {
+			const char *rc = strstr(start, " rc=");
+			uint64_t v;
+
+			if (rc && !parse_u64(rc + 4, &v) && v < 256)
+				*(start[7] == 'e' ? &bin_said.end_rc : &bin_said.drain_rc) = (int)v;
 		} else if (!strncmp(start, "mmlock-marker ", 14)) {
 			struct timespec ts;
 
@@ -874,6 +895,558 @@ out_free:
 	return rc;
 }
 
+/* ---- host-side binary capture: per-CPU raw pages, one transport session each ---- */
+
+/* Events of the default set that the device lacks, "system:name" (NULL-terminated). */
+static char **missing_events(const struct probe *p)
+{
+	int custom = nr_custom(p), i, n = 0;
+	char **v = xcalloc(MMLOCK_EV_NR + 1, sizeof(*v));
+
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		const struct mmlock_event *ev = &mmlock_events[i];
+
+		if (i == MMLOCK_EV_NR_CUSTOM || !ev->name)
+			continue;
+		if (ev->custom ? !custom : custom == MMLOCK_EV_NR_CUSTOM)
+			continue;
+		if (!probe_has_event(p, ev->system, ev->name))
+			v[n++] = xasprintf("%s:%s", ev->system, ev->name);
+	}
+	return v;
+}
+
+/* The --force of a capture folder: what a capture writes there goes, nothing else. */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT ? -1 : 0;
+}
+
+static int capture_dir_clear(const char *dir)
+{
+	static const char *const trees[] = { "raw", "tracefs" };
+	char *p;
+	size_t i;
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(trees); i++) {
+		struct stat st;
+
+		p = xasprintf("%s/%s", dir, trees[i]);
+		if (!lstat(p, &st) && nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS))
+			ret = -1;
+		free(p);
+	}
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, "kallsyms") && strncmp(e->d_name, "trace-", 6) &&
+		    strncmp(e->d_name, "trace.status", 12))
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (unlink(p) && errno != ENOENT)
+			ret = -1;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
+/* "key=value ..." of the agent's ready line: the value of @key (a new string) */
+static char *ready_get(const char *line, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = line;
+
+	while (p && *p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			p += kl + 1;
+			return xstrndup(p, strcspn(p, " "));
+		}
+		p = strchr(p, ' ');
+	}
+	return NULL;
+}
+
+struct raw_reader {
+	int	cpu;
+	pid_t	pid;		/* adb/ssh here, 0: exited */
+	int	fd;		/* raw/cpuNNN.raw */
+	int	status;		/* its exit code, once exited */
+};
+
+static char **dev_argv;		/* mmlock's own argv, for trace.status */
+
+/* The parts of the ready line, checked: 0, or -1 with @why. */
+static int ready_parse(const char *line, char **inst, int *page, int **cpus, int *nr,
+		       int *pid, char **clock, uint64_t *buf_kb, char **why)
+{
+	char *v;
+	uint64_t n;
+	int ret = 0;
+
+	*inst = ready_get(line, "instance");
+	*clock = ready_get(line, "clock");
+	*cpus = NULL;
+	*nr = 0;
+	if (!*inst || *(*inst) != '/' || !strstr(*inst, "/instances/mmlock-dev-")) {
+		*why = xasprintf("the agent named no instance of ours ('%.80s')", line);
+		return -1;
+	}
+	v = ready_get(line, "page");
+	if (!v || parse_u64(v, &n) || n != (uint64_t)getpagesize()) {
+		*why = xasprintf("the device's ring-buffer pages are %s bytes; this host decodes "
+				 "%d-byte pages (use the text stream: no --binary-pages)",
+				 v ? v : "?", getpagesize());
+		ret = -1;
+	}
+	*page = (int)n;
+	free(v);
+	v = ready_get(line, "word");
+	if (!ret && (!v || parse_u64(v, &n) || n != sizeof(long))) {
+		*why = xasprintf("the device's kernel has %s-byte words; this host decodes %zu",
+				 v ? v : "?", sizeof(long));
+		ret = -1;
+	}
+	free(v);
+	v = ready_get(line, "pid");
+	*pid = v && !parse_u64(v, &n) && n < INT_MAX ? (int)n : 0;
+	free(v);
+	v = ready_get(line, "buffer_kb");
+	*buf_kb = v && !parse_u64(v, &n) ? n : 0;
+	free(v);
+	v = ready_get(line, "cpus");
+	if (!ret && v) {
+		char *tok, *save = NULL;
+
+		for (tok = strtok_r(v, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+			if (parse_u64(tok, &n) || n > 65535 || *nr >= 4096) {
+				*why = xasprintf("the agent's CPU list is not one");
+				ret = -1;
+				break;
+			}
+			*cpus = xrealloc(*cpus, (size_t)(*nr + 1) * sizeof(**cpus));
+			(*cpus)[(*nr)++] = (int)n;
+		}
+	}
+	if (!ret && !*nr) {
+		*why = xasprintf("the agent listed no CPU");
+		ret = -1;
+	}
+	free(v);
+	return ret;
+}
+
+/* A reader that ended: its exit code (0 when none has). */
+static int readers_reap(struct raw_reader *r, int nr)
+{
+	int i, st, ended = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (r[i].pid <= 0 || waitpid(r[i].pid, &st, WNOHANG) != r[i].pid)
+			continue;
+		r[i].pid = 0;
+		r[i].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		ended++;
+	}
+	return ended;
+}
+
+static void readers_kill(struct raw_reader *r, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (r[i].pid > 0)
+			kill(-r[i].pid, SIGTERM);
+}
+
+/* Wait up to @secs for every reader to end; then end the rest. */
+static void readers_wait(struct raw_reader *r, int nr, int secs)
+{
+	int i, left, t;
+
+	for (t = 0; t < secs * 10; t++) {
+		readers_reap(r, nr);
+		for (i = 0, left = 0; i < nr; i++)
+			left += r[i].pid > 0;
+		if (!left)
+			return;
+		usleep(100 * 1000);
+	}
+	readers_kill(r, nr);
+	for (i = 0; i < nr; i++) {
+		if (r[i].pid > 0) {
+			r[i].status = transport_wait(r[i].pid);
+			r[i].pid = 0;
+		}
+	}
+}
+
+static uint64_t raw_bytes(const struct raw_reader *r, int nr)
+{
+	uint64_t sum = 0;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (r[i].fd >= 0 && !fstat(r[i].fd, &st))
+			sum += (uint64_t)st.st_size;
+	return sum;
+}
+
+/*
+ * Host-side capture with per-CPU raw pages.  The agent (bstream) sets the
+ * instance up and says "mmlock-ready"; one transport session per CPU then
+ * runs the agent's reader, whose pages the transport writes straight into
+ * raw/cpuNNN.raw here; once every reader is up the agent hears "go", opens
+ * the workload's gate, and when the workload has ended turns tracing off,
+ * lets the readers drain and end, and sends the formats on its stdout.
+ * Why one session per CPU rather than one multiplexed stream: a raw page
+ * does not say its CPU, so one stream would need framing that only a
+ * program of ours could write; separate sessions need none, and both adb
+ * (one USB link) and ssh carry them side by side, each with its own flow
+ * control, so a busy CPU does not hold back a quiet one.
+ */
+static int capture_host_raw(struct session *s, const char *wl, const char *trace,
+			    const struct run_policy *pol, json_object *dev, FILE *log, char **why)
+{
+	char *report = xasprintf("%s/run/workload.json", s->o->base);
+	char *wlcmd = workload_cmdline(s, wl, report), *events, *cmd = NULL, *head[4];
+	char *inst = NULL, *clock = NULL, *ebuf = xmalloc(8192), *cbuf = xmalloc(8192);
+	char **evv = NULL, **missing = NULL;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, cerr[2] = { -1, -1 };
+	int dirfd = -1, rc = -1, page = 0, nr = 0, *cpus = NULL, wpid = 0, i;
+	int out_open = 1, err_open = 1, cerr_open = 0, started = 0, mrc;
+	size_t elen = 0, clen = 0;
+	uint64_t buf_kb = 0, last_mib = 0, lost = 0;
+	struct raw_reader *rd = NULL;
+	struct file_stream fs;
+	struct raw_status rs;
+	struct timespec t_start = { 0, 0 }, t_stop = { 0, 0 }, t_ready = { 0, 0 }, now;
+	json_object *stats = json_object_new_object(), *src;
+	pid_t tp = -1;
+
+	memset(&bin_said, 0, sizeof(bin_said));
+	bin_said.end_rc = bin_said.drain_rc = -1;
+	file_stream_init(&fs, -1);
+	events = default_events(&s->probe, probe_get(&s->probe, "release"));
+	if (!*events) {
+		*why = xasprintf("the device has neither our events nor the stock ones");
+		goto out;
+	}
+	if (mkdir_p(trace) || capture_dir_clear(trace) || mkdir_p(trace)) {
+		*why = xasprintf("cannot prepare %s: %s", trace, strerror(errno));
+		goto out;
+	}
+	dirfd = open(trace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0 || (mkdirat(dirfd, "raw", 0755) && errno != EEXIST)) {
+		*why = xasprintf("cannot create %s/raw: %s", trace, strerror(errno));
+		goto out;
+	}
+	file_stream_init(&fs, dirfd);
+	head[0] = (char *)s->o->buffer_kb;
+	head[1] = events;
+	head[2] = (char *)"--";
+	head[3] = NULL;
+	{
+		char *a = agent_cmd(s, "bstream", head), *qb = shell_quote(s->o->base);
+
+		cmd = xasprintf("mkdir -p %s/run && rm -f %s/run/workload.json && %s %s",
+				qb, qb, a, wlcmd);
+		free(qb);
+		free(a);
+	}
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) ||
+	    pipe2(cerr, O_CLOEXEC)) {
+		*why = xasprintf("pipe: %s", strerror(errno));
+		goto out;
+	}
+	tp = transport_spawn(&s->t, cmd, 1, in[0], out[1], err[1]);
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	in[0] = out[1] = err[1] = -1;
+	if (tp < 0) {
+		*why = xasprintf("cannot start %s: %s", s->t.kind == TRANSPORT_ADB ? "adb" : "ssh",
+				 strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t_ready);
+	while ((out_open || err_open || cerr_open) && !interrupted) {
+		struct pollfd pf[3] = { { out_open ? out[0] : -1, POLLIN, 0 },
+					{ err_open ? err[0] : -1, POLLIN, 0 },
+					{ cerr_open ? cerr[0] : -1, POLLIN, 0 } };
+		ssize_t n;
+
+		/* the agent is up: one reader per CPU */
+		if (bin_said.ready && !rd) {
+			if (ready_parse(bin_said.ready, &inst, &page, &cpus, &nr, &wpid, &clock,
+					&buf_kb, why))
+				break;
+			rd = xcalloc((size_t)nr, sizeof(*rd));
+			for (i = 0; i < nr; i++) {
+				char name[32], cpu[16], *args[3] = { inst, cpu, NULL }, *rcmd;
+
+				rd[i].cpu = cpus[i];
+				snprintf(name, sizeof(name), "raw/cpu%03d.raw", cpus[i]);
+				snprintf(cpu, sizeof(cpu), "%d", cpus[i]);
+				rd[i].fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL |
+						  O_NOFOLLOW | O_CLOEXEC, 0644);
+				if (rd[i].fd < 0) {
+					*why = xasprintf("%s/%s: %s", trace, name, strerror(errno));
+					break;
+				}
+				rcmd = agent_cmd(s, "reader", args);
+				rd[i].pid = transport_spawn(&s->t, rcmd, 1, -1, rd[i].fd, cerr[1]);
+				free(rcmd);
+				if (rd[i].pid < 0) {
+					*why = xasprintf("cannot start the reader of CPU %d", cpus[i]);
+					rd[i].pid = 0;
+					break;
+				}
+			}
+			close(cerr[1]);
+			cerr[1] = -1;
+			cerr_open = 1;
+			if (*why)
+				break;
+			fprintf(stderr, "  host-side capture: %d per-CPU page streams from %s\n",
+				nr, inst);
+			continue;
+		}
+		/* every reader is up: go */
+		if (rd && !started && bin_said.readers_up >= nr) {
+			if (write_all(in[1], "go\n", 3)) {
+				*why = xasprintf("the agent stopped listening");
+				break;
+			}
+			close(in[1]);
+			in[1] = -1;
+			started = 1;
+			clock_gettime(CLOCK_REALTIME, &t_start);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!started && now.tv_sec - t_ready.tv_sec > 120) {
+			*why = xasprintf("the device's readers did not start within 120 s (%d of %d)",
+					 bin_said.readers_up, nr);
+			break;
+		}
+		if (bin_said.drain_rc >= 0 && !t_stop.tv_sec)
+			clock_gettime(CLOCK_REALTIME, &t_stop);
+		/* a reader that ends before the agent asked them to: its stream was cut */
+		if (rd && readers_reap(rd, nr) && bin_said.drain_rc < 0) {
+			*why = xasprintf("a per-CPU page stream ended before the capture did "
+					 "(transport lost?)");
+			break;
+		}
+		if (started && raw_bytes(rd, nr) - last_mib >= (64 << 20)) {
+			last_mib = raw_bytes(rd, nr);
+			fprintf(stderr, "  host-side capture: %" PRIu64 " MiB of pages streamed\n",
+				last_mib >> 20);
+		}
+		if (poll(pf, 3, 500) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents) {
+			char buf[65536];
+
+			n = read(out[0], buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				out_open = 0;
+			else
+				file_stream_feed(&fs, buf, (size_t)n);
+		}
+		if (pf[1].revents) {
+			n = read(err[0], ebuf + elen, 8192 - elen - 1);
+			if (n <= 0 && !(n < 0 && errno == EINTR)) {
+				err_open = 0;
+				agent_stderr(ebuf, &elen, 1, stats, log);
+			} else if (n > 0) {
+				elen += (size_t)n;
+				agent_stderr(ebuf, &elen, elen == 8192 - 1, stats, log);
+			}
+		}
+		if (pf[2].revents) {
+			n = read(cerr[0], cbuf + clen, 8192 - clen - 1);
+			if (n <= 0 && !(n < 0 && errno == EINTR)) {
+				cerr_open = 0;
+				agent_stderr(cbuf, &clen, 1, stats, log);
+			} else if (n > 0) {
+				clen += (size_t)n;
+				agent_stderr(cbuf, &clen, clen == 8192 - 1, stats, log);
+			}
+		}
+	}
+	if (interrupted && !*why)
+		*why = xasprintf("interrupted");
+	if (*why) {
+		/* the device is restored after (restore kills the readers there) */
+		if (in[1] >= 0)
+			close(in[1]);
+		in[1] = -1;
+		kill(-tp, SIGTERM);
+		if (rd)
+			readers_kill(rd, nr);
+	}
+	mrc = transport_wait(tp);
+	tp = -1;
+	/* the agent's readers ended when it did; give the transports time to flush */
+	if (rd)
+		readers_wait(rd, nr, *why ? 5 : 30);
+	if (!*why && file_stream_finish(&fs))
+		*why = xasprintf("the device's formats: %s", fs.error);
+	for (i = 0; !*why && rd && i < nr; i++)
+		if (rd[i].status)
+			*why = xasprintf("the page stream of CPU %d ended with %d", rd[i].cpu,
+					 rd[i].status);
+	if (!*why && mrc)
+		*why = xasprintf("the workload exited %d on the device", mrc);
+	if (!rd && !*why)
+		*why = xasprintf("the agent ended before it started the capture");
+	if (!rd)
+		goto out;
+
+	/* what came, counted; trace.status as the analyzer reads it */
+	{
+		struct raw_count *cnt = xcalloc((size_t)nr, sizeof(*cnt));
+		uint64_t received = 0, damaged = 0, tail = 0;
+		struct stat st;
+		struct run_argv wargv = { NULL, 0 };
+		char *bin = xasprintf("%s/mmlock", s->o->base);
+		const char *nrs = probe_get(&s->probe, "sysctl_filemap_fault_no_retry");
+		const char *rvs = probe_get(&s->probe, "sysctl_fault_retry_vma_lock");
+		int custom = nr_custom(&s->probe);
+
+		for (i = 0; i < nr; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "raw/cpu%03d.raw", rd[i].cpu);
+			if (rd[i].fd >= 0 && fsync(rd[i].fd) && !*why)
+				*why = xasprintf("%s/%s: %s", trace, name, strerror(errno));
+			if (raw_count_file(dirfd, name, page, &cnt[i]) && !*why)
+				*why = xasprintf("%s/%s: %s", trace, name, strerror(errno));
+			received += cnt[i].events;
+			damaged += cnt[i].bad_pages;
+			tail += cnt[i].tail_bytes;
+		}
+		evv = xcalloc(MMLOCK_EV_NR + 1, sizeof(*evv));
+		{
+			char *copy = xstrdup(events), *tok, *save = NULL;
+			int k = 0;
+
+			for (tok = strtok_r(copy, ",", &save); tok && k < MMLOCK_EV_NR;
+			     tok = strtok_r(NULL, ",", &save))
+				evv[k++] = xstrdup(tok);
+			free(copy);
+		}
+		missing = missing_events(&s->probe);
+		run_argv_workload(&wargv, bin, wl, s->o->duration, s->o->files, report, s->o->args,
+				  s->o->nr_args);
+		src = json_object_new_object();
+		json_object_object_add(src, "mode", json_object_new_string("device-host-stream"));
+		json_object_object_add(src, "transport", json_object_new_string(
+				s->t.kind == TRANSPORT_ADB ? "adb" : "ssh"));
+		json_object_object_add(src, "device", json_object_new_string(s->t.label));
+		json_object_object_add(src, "reader", json_object_new_string(
+				"mmlock device pages, one transport session per CPU"));
+		json_object_object_add(src, "streams_complete", json_object_new_boolean(!*why));
+		memset(&rs, 0, sizeof(rs));
+		rs.state = !*why ? "complete" : interrupted ? "stopped" : "error";
+		rs.stop_reason = !*why ? "command-exited" : interrupted ? "signal SIGINT" : "error";
+		rs.error = *why;
+		rs.command_line = dev_argv;
+		rs.kernel_release = probe_get(&s->probe, "release");
+		rs.tracefs = probe_get(&s->probe, "tracefs");
+		rs.instance = strrchr(inst, '/') + 1;
+		rs.event_set = custom == MMLOCK_EV_NR_CUSTOM ? "custom" : custom ? "mixed" : "stock";
+		rs.events = evv;
+		rs.events_missing = missing;
+		rs.no_retry = nrs && strcmp(nrs, "absent") ? pol->no_retry : -1;
+		rs.retry_vma_lock = rvs && strcmp(rvs, "absent") ? pol->retry_vma_lock : -1;
+		rs.buffer_kb = buf_kb;
+		rs.pid = wpid;
+		rs.command = wargv.argv;
+		rs.exit_code = bin_said.drain_rc;
+		rs.start = t_start;
+		rs.stop = t_stop;
+		rs.clock = clock;
+		rs.page_size = page;
+		rs.kallsyms = !fstatat(dirfd, "kallsyms", &st, AT_SYMLINK_NOFOLLOW);
+		rs.nr_cpus = nr;
+		rs.cpus = cpus;
+		rs.counts = cnt;
+		rs.stats = stats;
+		rs.source = src;
+		if (raw_status_write(dirfd, &rs, &lost) && !*why)
+			*why = xasprintf("%s/trace.status: %s", trace, strerror(errno));
+		json_object_put(src);
+		run_argv_free(&wargv);
+		free(bin);
+		free(cnt);
+		if (damaged || tail)
+			pr_warn("%s: %" PRIu64 " damaged pages, %" PRIu64 " bytes of a cut page",
+				trace, damaged, tail);
+		json_object_object_add(dev, "lost_events", json_object_new_uint64(lost));
+		json_object_object_add(dev, "received_events", json_object_new_uint64(received));
+		json_object_object_add(dev, "read_events", json_object_new_uint64(
+				stat_sum(stats, "end", "read events") -
+				stat_sum(stats, "start", "read events")));
+	}
+	rc = *why ? -1 : 0;
+out:
+	if (tp > 0) {
+		kill(-tp, SIGTERM);
+		transport_wait(tp);
+	}
+	if (rd) {
+		readers_kill(rd, nr);
+		readers_wait(rd, nr, 5);
+		for (i = 0; i < nr; i++)
+			if (rd[i].fd >= 0)
+				close(rd[i].fd);
+	}
+	for (i = 0; i < 2; i++) {
+		if (in[i] >= 0)
+			close(in[i]);
+		if (out[i] >= 0)
+			close(out[i]);
+		if (err[i] >= 0)
+			close(err[i]);
+		if (cerr[i] >= 0)
+			close(cerr[i]);
+	}
+	json_object_object_add(dev, "stats", stats);
+	file_stream_release(&fs);
+	if (dirfd >= 0)
+		close(dirfd);
+	argv_free(evv);
+	argv_free(missing);
+	free(bin_said.ready);
+	bin_said.ready = NULL;
+	free(rd);
+	free(cpus);
+	free(inst);
+	free(clock);
+	free(ebuf);
+	free(cbuf);
+	free(events);
+	free(cmd);
+	free(wlcmd);
+	free(report);
+	return rc;
+}
+
 static int capture_device(struct session *s, const char *wl, const char *trace, char **why)
 {
 	char *report = xasprintf("%s/run/workload.json", s->o->base);
@@ -973,23 +1546,24 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 		why = xasprintf("cannot set the policy's sysctls (exit %d)", rc);
 		goto out;
 	}
-	fprintf(stderr, "mmlock device: %s under %s (%s-side capture) ...\n", wl, p->name,
-		o->device_capture ? "device" : "host");
+	fprintf(stderr, "mmlock device: %s under %s (%s-side capture%s) ...\n", wl, p->name,
+		o->device_capture ? "device" : "host", o->raw ? ", binary pages" : "");
 	json_object_object_add(dev, "transport", json_object_new_string(
 				       s->t.kind == TRANSPORT_ADB ? "adb" : "ssh"));
 	json_object_object_add(dev, "device", json_object_new_string(s->t.label));
 	json_object_object_add(dev, "root", json_object_new_string(transport_root_name(s->t.root)));
 	json_object_object_add(dev, "capture", json_object_new_string(
 				       o->device_capture ? (o->raw ? "device-binary" : "device") :
-				       "host"));
+				       o->raw ? "host-binary" : "host"));
 	json_object_object_add(dev, "kernel_release",
 			       json_object_new_string(probe_get(&s->probe, "release") ?
 						      probe_get(&s->probe, "release") : ""));
 	rc = o->device_capture ? capture_device(s, wl, trace, &why) :
-				 capture_host(s, wl, trace, dev, log, &why);
+	     o->raw ? capture_host_raw(s, wl, trace, p, dev, log, &why) :
+		      capture_host(s, wl, trace, dev, log, &why);
 	if (rc)
 		goto out;
-	if (!o->device_capture) {
+	if (!o->device_capture && !o->raw) {
 		json_object *st;
 		uint64_t lost;
 
@@ -1066,6 +1640,21 @@ static int do_run(struct session *s, char **wls, int nr)
 		       mach ? mach : "unknown architecture");
 		return MMLOCK_EXIT_ENV;
 	}
+	if (o->raw) {
+		/* the decoder reads pages of this host's size and word (collector/decode.c) */
+		const char *pg = probe_get(&s->probe, "ring_page"), *wd = probe_get(&s->probe, "ring_word");
+		uint64_t n = 0, w = 0;
+
+		if (!pg || !wd || parse_u64(pg, &n) || parse_u64(wd, &w) ||
+		    n != (uint64_t)getpagesize() || w != sizeof(long)) {
+			pr_err("--binary-pages: the device's ring-buffer pages are %s bytes of %s-byte "
+			       "words; this host decodes %d-byte pages of %zu-byte words (run "
+			       "without --binary-pages: the text stream)", pg ? pg : "?",
+			       wd ? wd : "?", getpagesize(), sizeof(long));
+			free(bin);
+			return MMLOCK_EXIT_ENV;
+		}
+	}
 	/* what an interrupted run left is undone before anything new is set */
 	if (probe_get(&s->probe, "leftover")) {
 		fprintf(stderr, "mmlock device: restoring what an interrupted run left\n");
@@ -1119,9 +1708,9 @@ static int do_run(struct session *s, char **wls, int nr)
 		sigaction(SIGINT, &ign, NULL);
 		restore(s);
 	}
-	header = xasprintf("device %s (%s), kernel %s, %s-side capture", s->t.label,
+	header = xasprintf("device %s (%s), kernel %s, %s-side capture%s", s->t.label,
 			   s->t.kind == TRANSPORT_ADB ? "adb" : "ssh", kernel,
-			   o->device_capture ? "device" : "host");
+			   o->device_capture ? "device" : "host", o->raw ? ", binary pages" : "");
 	run_table_print(stdout, rows, header);
 	if (run_table_write(outdir, rows, header))
 		pr_err("%s/verdicts.txt: cannot write: %s", outdir, strerror(errno));
@@ -1183,7 +1772,10 @@ static void usage(FILE *out)
 "  -c, --capture WHERE    host (default: trace_pipe streamed here into mmlock\n"
 "                         record --stdin) or device (mmlock record on the device,\n"
 "                         oom_score_adj -1000, chunks pulled afterwards)\n"
-"      --binary-pages     with --capture device: per-CPU raw pages, decoded here\n"
+"      --binary-pages     per-CPU raw ring-buffer pages instead of text, decoded\n"
+"                         here: with -c host one stream per CPU through the\n"
+"                         transport, with -c device recorded there; for rates\n"
+"                         the text stream loses events at\n"
 "  -b, --buffer-kb N      ring buffer per CPU in KiB (default 4096)\n"
 "  -d, --duration TIME    per workload and policy (default 5s)\n"
 "  -D, --files DIR        the workloads' files on the device (default BASE/files)\n"
@@ -1230,6 +1822,7 @@ int cmd_device(int argc, char **argv)
 	int c, rc, pass;
 	uint64_t v;
 
+	dev_argv = argv;
 	/* options before and after the subcommand word */
 	for (pass = 0; pass < 2; pass++) {
 		optind = 0;	/* glibc: start afresh (pass 1 reads the shifted argv) */
@@ -1310,6 +1903,15 @@ int cmd_device(int argc, char **argv)
 			argc -= optind - 1;
 			argv += optind - 1;
 		}
+	}
+	/* the agent's per-CPU reader, on the device (no transport) */
+	if (!strcmp(sub, "pages")) {
+		free(o.args);
+		if (argc - optind != 2) {
+			pr_err("pages: expected INSTANCE CPU (run by the device agent)");
+			return MMLOCK_EXIT_USAGE;
+		}
+		return device_pages(argv[optind], argv[optind + 1]);
 	}
 	if (strcmp(sub, "check") && strcmp(sub, "run") && strcmp(sub, "shell") &&
 	    strcmp(sub, "restore")) {

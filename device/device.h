@@ -10,7 +10,11 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
+
+struct json_object;
 
 enum transport_kind { TRANSPORT_ADB, TRANSPORT_SSH };
 
@@ -164,5 +168,163 @@ int transport_connect(struct transport *t, char **why);
 
 /** transport_root_name() - how root is reached, in words. */
 const char *transport_root_name(enum transport_root r);
+
+/* ---- host-side binary capture: the host half (rawcap.c) ---- */
+
+/**
+ * struct file_stream - the agent's files ("mmlock-file NAME SIZE\n" and SIZE
+ * bytes each, then "mmlock-files-end\n") being unpacked into a capture
+ * @dirfd: the capture folder
+ * @line: the header line being read
+ * @llen: its length so far
+ * @fd: the file being written; -1 reading a header, -2 skipping a file
+ * @left: bytes of the current file still to come
+ * @done: "mmlock-files-end" seen
+ * @error: the first problem (the rest of the stream is ignored), or NULL
+ * @nr_files: files announced
+ */
+struct file_stream {
+	int		dirfd;
+	char		line[512];
+	size_t		llen;
+	int		fd;
+	uint64_t	left;
+	int		done;
+	char		*error;
+	unsigned int	nr_files;
+};
+
+/**
+ * file_stream_init() - start unpacking into @dirfd.
+ * @fs: filled.
+ * @dirfd: the capture folder (tracefs/ and kallsyms are made there).
+ */
+void file_stream_init(struct file_stream *fs, int dirfd);
+
+/**
+ * file_stream_feed() - unpack the next @len bytes of the stream.
+ * @fs: the stream.
+ * @buf: bytes as they came.
+ * @len: how many.
+ *
+ * Names are checked (kallsyms or tracefs/..., no "..", no link followed),
+ * files are created exclusively; one larger than the decoder reads is left
+ * out with a warning.
+ *
+ * Return: 0, or -1 after the first problem (@fs->error says it).
+ */
+int file_stream_feed(struct file_stream *fs, const char *buf, size_t len);
+
+/**
+ * file_stream_finish() - the stream ended: was it complete?
+ * @fs: the stream.
+ *
+ * Return: 0, or -1 (@fs->error says why).
+ */
+int file_stream_finish(struct file_stream *fs);
+
+/** file_stream_release() - close and free what @fs holds. */
+void file_stream_release(struct file_stream *fs);
+
+/**
+ * struct raw_count - one raw/cpuNNN.raw, walked page by page
+ * @pages: whole pages
+ * @bytes: the file's size
+ * @events: events in the pages
+ * @missed: events the pages say the kernel overwrote (kbuffer's count)
+ * @bad_pages: pages whose commit or an event does not fit the page
+ * @tail_bytes: bytes after the last whole page (a stream cut mid-page)
+ * @missed_unknown: pages flagged with an unknown missed count
+ */
+struct raw_count {
+	uint64_t	pages, bytes, events, missed, bad_pages, tail_bytes;
+	int		missed_unknown;
+};
+
+/**
+ * raw_count_file() - count the pages, events and missed events of a raw file.
+ * @dirfd: the capture folder.
+ * @name: e.g. "raw/cpu000.raw".
+ * @page_size: the device's ring-buffer page size.
+ * @c: filled.
+ *
+ * Return: 0, or -1 with errno (the file cannot be read).
+ */
+int raw_count_file(int dirfd, const char *name, int page_size, struct raw_count *c);
+
+/**
+ * struct raw_status - what trace.status says of a host-side binary capture
+ * @state: "complete", "stopped" or "error"
+ * @stop_reason: "command-exited", "signal SIGINT", "error"
+ * @error: the message, or NULL
+ * @command_line: mmlock's own argv (NULL-terminated)
+ * @kernel_release: the device's uname -r
+ * @tracefs: the device's tracefs
+ * @instance: the instance's name
+ * @event_set: "custom", "stock" or "mixed"
+ * @events: the events enabled, "system:name", NULL-terminated
+ * @events_missing: events of the default set the device lacks
+ * @no_retry: the policy's vm.filemap_fault_no_retry; -1: no such sysctl
+ * @retry_vma_lock: vm.fault_retry_vma_lock; -1: no such sysctl
+ * @buffer_kb: buffer_size_kb as read back
+ * @pid: the workload's pid on the device (set_event_pid), 0 unknown
+ * @command: the workload's argv, or NULL
+ * @exit_code: its exit code, -1 unknown
+ * @start: when tracing started (this host's clock)
+ * @stop: when the workload ended
+ * @clock: trace_clock as read back
+ * @page_size: the ring buffer's page size
+ * @kallsyms: DIR/kallsyms came
+ * @nr_cpus: CPUs (readers)
+ * @cpus: their numbers
+ * @counts: what raw_count_file() found, per CPU
+ * @stats: {"start": [...], "end": [...]}: the agent's per-CPU counters
+ *	(keys "cpu", "entries", "overrun", "commit overrun", "bytes",
+ *	"dropped events", "read events")
+ * @source: the "source" object (a reference is taken), or NULL
+ */
+struct raw_status {
+	const char		*state, *stop_reason, *error;
+	char *const		*command_line;
+	const char		*kernel_release, *tracefs, *instance, *event_set;
+	char *const		*events, *const *events_missing;
+	int			no_retry, retry_vma_lock;
+	uint64_t		buffer_kb;
+	int			pid;
+	char *const		*command;
+	int			exit_code;
+	struct timespec		start, stop;
+	const char		*clock;
+	int			page_size, kallsyms, nr_cpus;
+	const int		*cpus;
+	const struct raw_count	*counts;
+	struct json_object	*stats, *source;
+};
+
+/**
+ * raw_status_write() - write DIR/trace.status of a host-side binary capture.
+ * @dirfd: the capture folder.
+ * @rs: what to say.
+ * @lost_total: if not NULL, receives lost_events.total: the collector's
+ *	count, plus what the device read and the host never received
+ *
+ * Return: 0, or -1 with errno.
+ */
+int raw_status_write(int dirfd, const struct raw_status *rs, uint64_t *lost_total);
+
+/* ---- host-side binary capture: the device half (pages.c) ---- */
+
+/**
+ * device_pages() - copy one CPU's trace_pipe_raw to standard output.
+ * @instance: the instance folder (tracefs/instances/NAME).
+ * @cpu: the CPU number, as text.
+ *
+ * Runs on the device (`mmlock device pages`, started by the agent).
+ * SIGUSR1: read what is left, exit once the CPU's stats count no unread
+ * entry.
+ *
+ * Return: an exit code (enum mmlock_exit).
+ */
+int device_pages(const char *instance, const char *cpu);
 
 #endif /* MMLOCK_DEVICE_H */
