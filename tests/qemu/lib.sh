@@ -7,7 +7,9 @@
 #
 # Environment: O (build folder, default build), MMLOCK_QEMU_TIMEOUT (seconds
 # per boot, default 600), MMLOCK_QEMU_ACCEL (default tcg), MMLOCK_QEMU_ARCH
-# (x86_64, default, or arm64: qemu-system-aarch64 -M virt), MMLOCK_QEMU_IOPS
+# (x86_64, default, or arm64: qemu-system-aarch64 -M virt), MMLOCK_QEMU_ICOUNT
+# (TCG only: e.g. "shift=0", the guest clock counts executed instructions,
+# so timings do not depend on the load of the host), MMLOCK_QEMU_IOPS
 # (QEMU throttling.iops-total on the data disk, default off),
 # MMLOCK_DELAY_MS (dm-delay read delay in the guest, default 50),
 # MMLOCK_QEMU_APPEND (more kernel command line).
@@ -119,6 +121,7 @@ qemu_boot() {
 	fi
 	local drive="file=$disk,format=raw,if=none,id=data,cache=none,aio=threads"
 	[ -n "${MMLOCK_QEMU_IOPS:-}" ] && drive="$drive,throttling.iops-total=$MMLOCK_QEMU_IOPS"
+	[ -n "${MMLOCK_QEMU_ICOUNT:-}" ] && board="$board -icount $MMLOCK_QEMU_ICOUNT"
 	# shellcheck disable=SC2086
 	timeout -k 10 "$timeout" $qemu $board -accel "$accel" -cpu "$cpu" -smp 4 -m 2G \
 		-nographic -no-reboot -nodefaults -serial stdio \
