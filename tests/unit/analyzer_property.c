@@ -457,30 +457,6 @@ static int generate(uint64_t seed, const char *path)
 	return fclose(f);
 }
 
-/* Run a program quietly; its exit status, or -1. */
-static int run_quiet(char *const argv[])
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-			close(fd);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /*
  * The same stream as a chunk directory: 2..4 chunks cut between random lines,
  * each left plain, gzip -1'd or zstd'd at random (plain when the program is

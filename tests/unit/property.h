@@ -2,7 +2,7 @@
 /*
  * What the analyzer's property tests (analyzer_property.c, stock_property.c)
  * share: a reproducible random generator, growable arrays, running
- * `mmlock analyze`, and looking values up in its summary.
+ * a program quietly and `mmlock analyze`, and looking values up in its summary.
  */
 #ifndef MMLOCK_PROPERTY_H
 #define MMLOCK_PROPERTY_H
@@ -54,8 +54,8 @@ static int chance(int pct)
 		(vec).v[(vec).n++] = (val);				\
 	} while (0)
 
-/* `mmlock analyze IN -o OUT`, quietly: its exit status, or -1. */
-static int run_analyzer(const char *mmlock, const char *in, const char *out)
+/* Run a program quietly (no output); its exit status, or -1. */
+static int run_quiet(char *const argv[])
 {
 	int status;
 	pid_t pid = fork();
@@ -70,12 +70,20 @@ static int run_analyzer(const char *mmlock, const char *in, const char *out)
 			dup2(fd, 2);
 			close(fd);
 		}
-		execl(mmlock, mmlock, "analyze", in, "-o", out, (char *)NULL);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* `mmlock analyze IN -o OUT`, quietly: its exit status, or -1. */
+static int run_analyzer(const char *mmlock, const char *in, const char *out)
+{
+	char *const argv[] = { (char *)mmlock, "analyze", (char *)in, "-o", (char *)out, NULL };
+
+	return run_quiet(argv);
 }
 
 /* Look up a dotted path; *found = 0 when a component is missing. */
