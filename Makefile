@@ -10,6 +10,8 @@
 #   make SAN=1      build with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make check      cppcheck over the sources
 #   make fuzz       libFuzzer over analyze and compare for FUZZ_SECONDS (600)
+#   make mutate     the mutation gate: every bug of tests/mutate/mutants must
+#                   make a fast suite fail (tests/mutate/README.md)
 #   make ARCH=arm64 static aarch64 mmlock, unit tests and tools in build-arm64/
 #                   (Debian's cross gcc + arm64 -dev packages: install-deps.sh arm64);
 #                   make ARCH=arm64 test runs the unit and CLI suites under
@@ -72,7 +74,7 @@ endif
 
 # Sources are found by folder, so a new subcommand or module is one new file.
 LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c analyzer/*.c \
-			      collector/*.c workloads/*.c device/*.c))
+			      collector/*.c workloads/*.c device/*.c report/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)
@@ -176,6 +178,10 @@ FUZZ_SECONDS ?= 600
 fuzz: all
 	$(Q)O=$(O) tests/fuzz/fuzz $(FUZZ_SECONDS)
 
+# Builds its own scratch copy: needs no $(O), only the tree.
+mutate:
+	$(Q)tests/mutate/run
+
 bench-tracepoints: all
 	$(Q)O=$(O) bench/tracepoint-cost/run
 
@@ -191,5 +197,5 @@ clean:
 	$(Q)rm -rf $(O)
 
 .PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints \
-	fuzz
+	fuzz mutate
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d $(UNIT_SRCS:%.c=$(O)/%.d) $(TOOL_SRCS:%.c=$(O)/%.d)

@@ -19,6 +19,7 @@ static const struct cmd_struct commands[] = {
 	{ "record",	cmd_record,	"stream trace events into line-complete chunks" },
 	{ "analyze",	cmd_analyze,	"pair intervals, classify Type-A/B/C, write the summary JSON" },
 	{ "compare",	cmd_compare,	"summaries side by side: kernels, fault policies" },
+	{ "report",	cmd_report,	"one self-contained HTML page of summaries: verdicts, plots, pairs" },
 	{ "events",	cmd_events,	"list the event contract, or check it against the kernel" },
 	{ "reset",	cmd_reset,	"remove tracing instances left by a killed mmlock record" },
 	{ "run",	cmd_run,	"record and analyze workloads under the fault policies" },

@@ -5,7 +5,8 @@
 # measure against), arm64 (make ARCH=arm64: the cross compiler, the arm64
 # -dev packages through multiarch, qemu-aarch64-static to test them), device
 # (mmlock device and its arm64 guest test: adb, ssh, qemu-system-aarch64,
-# dropbear for the guest), all (everything but bench).
+# dropbear for the guest), report (headless Chromium, to test mmlock report's
+# page), all (everything but bench).
 set -eu
 
 build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev
@@ -19,6 +20,8 @@ arm64="gcc-aarch64-linux-gnu libc6-dev:arm64 libtracefs-dev:arm64 libtraceevent-
 device="adb openssh-client qemu-system-arm dropbear-bin libtomcrypt1:arm64 libtommath1:arm64 libgmp10:arm64
 	libcrypt1:arm64 zlib1g:arm64 e2fsprogs cpio gzip jq"
 
+report="chromium"
+
 want=""
 [ $# -eq 0 ] && set -- build
 for group in "$@"; do
@@ -29,8 +32,9 @@ for group in "$@"; do
 	bench)	want="$want $bench" ;;
 	arm64)	want="$want $arm64" ;;
 	device)	want="$want $arm64 $device" ;;
-	all)	want="$want $build $kernel $gpu $arm64 $device" ;;
-	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, bench, arm64, device, all)" >&2; exit 2 ;;
+	report)	want="$want $report" ;;
+	all)	want="$want $build $kernel $gpu $arm64 $device $report" ;;
+	*)	echo "install-deps: unknown group '$group' (build, kernel, gpu, bench, arm64, device, report, all)" >&2; exit 2 ;;
 	esac
 done
 

@@ -175,6 +175,26 @@ struct run_opts {
 };
 
 /* One workload under one policy; fills @row for the table. */
+/*
+ * The HTML page of the run's summaries, beside verdicts.txt: mmlock report
+ * called in-process with a built argv, as perf record is by perf's commands.
+ */
+static void write_report(const char *outdir)
+{
+	struct run_argv a = { 0 };
+	char *page = xasprintf("%s/report.html", outdir);
+
+	run_argv_push(&a, "report");
+	run_argv_push(&a, "-o");
+	run_argv_push(&a, page);
+	run_argv_push(&a, outdir);
+	optind = 0;
+	if (cmd_report(a.argc, a.argv))
+		pr_err("%s: no HTML report (the summaries and verdicts.txt are written)", page);
+	run_argv_free(&a);
+	free(page);
+}
+
 static int run_one(const char *self, const struct run_opts *o, const struct run_source *rs,
 		   const char *wl, const struct run_policy *p, json_object *row)
 {
@@ -422,6 +442,8 @@ int cmd_run(int argc, char **argv)
 	run_table_print(stdout, rows, header);
 	if (run_table_write(o.outdir, rows, header))
 		pr_err("%s: cannot write the verdict table: %s", o.outdir, strerror(errno));
+	else if (!interrupted && json_object_array_length(rows))
+		write_report(o.outdir);
 	free(header);
 	json_object_put(rows);
 	free(source);
