@@ -36,6 +36,7 @@ struct entry {
 	const char	*workload;
 	const char	*policy;
 	const char	*kernel;
+	char		*label;		/* the policy, and the run of mmlock run --repeat */
 };
 
 struct report {
@@ -163,7 +164,10 @@ static int entry_cmp(const void *a, const void *b)
 	if (r)
 		return r;
 	r = strcmp(x->policy, y->policy);
-	return r ? r : strcmp(x->kernel, y->kernel);
+	if (r)
+		return r;
+	r = strcmp(x->kernel, y->kernel);
+	return r ? r : strcmp(x->path, y->path);
 }
 
 /* mmlock analyze's own summaries carry the sysctls, not mmlock run's policy name */
@@ -178,6 +182,23 @@ static const char *policy_from_sysctls(json_object *sum)
 	if (no_retry)
 		return "no-retry";
 	return retry_vma ? "retry-vma" : "stock";
+}
+
+/* "POLICY" or, for .../POLICY/run-K/summary.json of mmlock run --repeat, "POLICY #K" */
+static char *run_label(const char *path, const char *policy)
+{
+	const char *end = strrchr(path, '/');
+	int k, n = 0;
+
+	if (end) {
+		const char *start;
+
+		for (start = end; start > path && start[-1] != '/'; start--)
+			;
+		if (sscanf(start, "run-%d/%n", &k, &n) == 1 && start + n == end + 1)
+			return xasprintf("%s #%d", policy, k);
+	}
+	return xstrdup(policy);
 }
 
 static struct report *collecting;
@@ -220,6 +241,7 @@ static int add_summary(struct report *r, const char *path, int flags)
 		e->policy = "-";
 	if (!e->kernel)
 		e->kernel = "-";
+	e->label = run_label(path, e->policy);
 	return 0;
 }
 
@@ -287,7 +309,7 @@ static void put_bars(FILE *f, const struct figure *fig, const struct entry *e, s
 		int y = top + (int)i * row;
 
 		fprintf(f, "<text x=\"0\" y=\"%d\" class=\"l\">", y + 13);
-		put_esc(f, e[i].policy);
+		put_esc(f, e[i].label);
 		fputs("</text>", f);
 		if (get_num(e[i].sum, fig->path, &v)) {
 			fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"null\">null: not measurable here</text>",
@@ -337,7 +359,7 @@ static void put_dist(FILE *f, const char *title, const char *path, const struct 
 		int y = top + (int)i * row, xs[5], k;
 
 		fprintf(f, "<text x=\"0\" y=\"%d\" class=\"l\">", y + 14);
-		put_esc(f, e[i].policy);
+		put_esc(f, e[i].label);
 		fputs("</text>", f);
 		for (k = 0; k < 5; k++) {
 			snprintf(p, sizeof(p), "%s.%s", path, keys[k]);
@@ -542,7 +564,7 @@ static void put_page(FILE *f, struct report *r)
 		fputs("\"><td>", f);
 		put_esc(f, e->workload);
 		fputs("</td><td>", f);
-		put_esc(f, e->policy);
+		put_esc(f, e->label);
 		fputs("</td><td>", f);
 		put_esc(f, e->kernel);
 		fputs("</td><td>", f);
@@ -576,7 +598,7 @@ static void put_page(FILE *f, struct report *r)
 		fputs("</h2>\n<ul class=\"verdict-text\">", f);
 		for (size_t k = 0; k < n; k++) {
 			fputs("<li><b>", f);
-			put_esc(f, e[k].policy);
+			put_esc(f, e[k].label);
 			fputs("</b>: <code>", f);
 			put_esc(f, get_str(e[k].sum, "verdict.code"));
 			fputs("</code> ", f);
@@ -595,7 +617,7 @@ static void put_page(FILE *f, struct report *r)
 			fputs("\">", f);
 			put_esc(f, e[k].workload);
 			fputs(" under ", f);
-			put_esc(f, e[k].policy);
+			put_esc(f, e[k].label);
 			fputs("</h3>\n", f);
 			put_timeline(f, &e[k]);
 			put_pairs(f, &e[k]);
@@ -680,6 +702,7 @@ free_page:
 free_entries:
 	for (size_t i = 0; i < r.n; i++) {
 		free(r.e[i].path);
+		free(r.e[i].label);
 		json_object_put(r.e[i].sum);
 	}
 	free(r.e);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "jsonout.h"
 #include "mmlock.h"
 #include "run-source.h"
 #include "run.h"
@@ -148,6 +149,11 @@ static void usage(FILE *out)
 "                         -a 'vma-contention:--writer-nice -5 --readers 4'\n"
 "  -s, --stack EVENT      record a kernel stack after EVENT (repeatable)\n"
 "  -t, --threshold-us N   Type-C threshold of the verdict (default 1000)\n"
+"  -r, --repeat N         N runs of each workload, the policies alternating run\n"
+"                         by run (stock no-retry retry-vma stock ...), each in\n"
+"                         WORKLOAD/POLICY/run-K/; then min, median and max of\n"
+"                         each figure, marked where a policy's range does not\n"
+"                         overlap stock's (also DIR/ranges.json)\n"
 "      --source KIND      where the events come from: auto (default), kernel\n"
 "                         (a kernel with the mmlock series), module\n"
 "                         (mmlock_probe.ko, loaded here and unloaded at the end\n"
@@ -172,9 +178,9 @@ struct run_opts {
 	char		**stacks;
 	int		nr_stacks;
 	int		policy_mask;
+	int		repeat;
 };
 
-/* One workload under one policy; fills @row for the table. */
 /*
  * The HTML page of the run's summaries, beside verdicts.txt: mmlock report
  * called in-process with a built argv, as perf record is by perf's commands.
@@ -195,10 +201,26 @@ static void write_report(const char *outdir)
 	free(page);
 }
 
-static int run_one(const char *self, const struct run_opts *o, const struct run_source *rs,
-		   const char *wl, const struct run_policy *p, json_object *row)
+/* --repeat: each figure's spread per workload and policy, printed and in ranges.json */
+static void write_ranges(const char *outdir, json_object *rows)
 {
-	char *dir = xasprintf("%s/%s/%s", o->outdir, wl, p->name);
+	json_object *ranges = run_ranges(rows);
+	char *path = xasprintf("%s/ranges.json", outdir);
+
+	putchar('\n');
+	run_ranges_print(stdout, ranges);
+	if (json_write(path, ranges, 1, 0))
+		pr_err("%s: cannot write: %s", path, strerror(errno));
+	free(path);
+	json_object_put(ranges);
+}
+
+/* One workload under one policy (@run of --repeat, 0 without); fills @row for the table. */
+static int run_one(const char *self, const struct run_opts *o, const struct run_source *rs,
+		   const char *wl, const struct run_policy *p, int run, json_object *row)
+{
+	char *dir = run ? xasprintf("%s/%s/%s/run-%d", o->outdir, wl, p->name, run) :
+			  xasprintf("%s/%s/%s", o->outdir, wl, p->name);
 	char *trace = xasprintf("%s/trace", dir);
 	char *report = xasprintf("%s/workload.json", dir);
 	char *summary = xasprintf("%s/summary.json", dir);
@@ -208,6 +230,8 @@ static int run_one(const char *self, const struct run_opts *o, const struct run_
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
 	json_object_object_add(row, "policy", json_object_new_string(p->name));
+	if (run)
+		json_object_object_add(row, "run", json_object_new_int(run));
 	if (apply_policy(p, &why))
 		goto out_row;
 	if (mkdir_p(dir)) {
@@ -229,7 +253,11 @@ static int run_one(const char *self, const struct run_opts *o, const struct run_
 	}
 	run_argv_push(&a, "--");
 	run_argv_workload(&a, self, wl, o->duration, o->dir, report, o->args, o->nr_args);
-	fprintf(stderr, "mmlock run: %s under %s ...\n", wl, p->name);
+	if (run)
+		fprintf(stderr, "mmlock run: %s under %s, run %d of %d ...\n", wl, p->name, run,
+			o->repeat);
+	else
+		fprintf(stderr, "mmlock run: %s under %s ...\n", wl, p->name);
 	rc = run_child(a.argv);
 	run_argv_free(&a);
 	if (interrupted) {
@@ -290,22 +318,31 @@ int cmd_run(int argc, char **argv)
 		{ "source",	required_argument, NULL, 'S' },
 		{ "module",	required_argument, NULL, 'M' },
 		{ "no-module",	no_argument,	   NULL, 'N' },
+		{ "repeat",	required_argument, NULL, 'r' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_opts o = { .outdir = "out/run", .duration = "5s", .dir = "/tmp",
-			      .threshold = "1000", .policy_mask = RUN_ALL_POLICIES, .source = RUN_SOURCE_AUTO };
+			      .threshold = "1000", .policy_mask = RUN_ALL_POLICIES, .source = RUN_SOURCE_AUTO,
+			      .repeat = 1 };
 	struct run_source rs;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char self[4096], *kernel = NULL, *header, *source;
 	json_object *rows;
-	int c, i, failed = 0;
+	int c, i, k, failed = 0;
 	size_t p;
 	ssize_t n;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "P:k:o:d:D:a:s:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:k:o:d:D:a:s:t:r:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'r':
+			if (parse_u64(optarg, &v) || v < 1 || v > 100) {
+				pr_err("--repeat '%s': expected a number of runs from 1 to 100", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			o.repeat = (int)v;
+			break;
 		case 'P':
 			if (run_policy_mask_parse(optarg, &o.policy_mask)) {
 				pr_err("--policy '%s': expected a list of stock, no-retry, retry-vma",
@@ -417,22 +454,27 @@ int cmd_run(int argc, char **argv)
 	fprintf(stderr, "mmlock run: %s\n", source);
 
 	rows = json_object_new_array();
+	/* with --repeat the policies alternate run by run (A B C A B C), so a drift
+	 * of the machine over time spreads over every policy alike */
 	for (i = optind; i < argc && !interrupted; i++) {
-		size_t first = json_object_array_length(rows);
+		for (k = 1; k <= o.repeat && !interrupted; k++) {
+			size_t first = json_object_array_length(rows);
 
-		for (p = 0; p < RUN_NR_POLICIES && !interrupted; p++) {
-			json_object *row;
+			for (p = 0; p < RUN_NR_POLICIES && !interrupted; p++) {
+				json_object *row;
 
-			if (!(o.policy_mask & (1 << p)))
-				continue;
-			row = json_object_new_object();
-			json_object_object_add(row, "event_source", run_source_json(&rs));
-			if (run_one(self, &o, &rs, argv[i], &run_policies[p], row) &&
-			    !strstr(json_object_to_json_string(row), "not patched"))
-				failed++;
-			json_object_array_add(rows, row);
+				if (!(o.policy_mask & (1 << p)))
+					continue;
+				row = json_object_new_object();
+				json_object_object_add(row, "event_source", run_source_json(&rs));
+				if (run_one(self, &o, &rs, argv[i], &run_policies[p],
+					    o.repeat > 1 ? k : 0, row) &&
+				    !strstr(json_object_to_json_string(row), "not patched"))
+					failed++;
+				json_object_array_add(rows, row);
+			}
+			run_rows_compare_stock(rows, first);
 		}
-		run_rows_compare_stock(rows, first);
 	}
 	restore_sysctls();
 	if (run_source_release(&rs))
@@ -444,6 +486,8 @@ int cmd_run(int argc, char **argv)
 		pr_err("%s: cannot write the verdict table: %s", o.outdir, strerror(errno));
 	else if (!interrupted && json_object_array_length(rows))
 		write_report(o.outdir);
+	if (o.repeat > 1)
+		write_ranges(o.outdir, rows);
 	free(header);
 	json_object_put(rows);
 	free(source);

@@ -306,3 +306,166 @@ int run_table_write(const char *dir, json_object *rows, const char *header)
 	free(text);
 	return ret;
 }
+
+/* The figures whose spread over repeated runs decides whether a policy changed anything. */
+static const struct {
+	const char	*key;		/* in a verdict row */
+	const char	*head;
+} range_figures[] = {
+	{ "type_a_count",	"A" },
+	{ "type_b_count",	"B" },
+	{ "type_c_score_us",	"C_us" },
+	{ "faults_per_mib",	"flt/MiB" },
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* min, median, max of @key over the rows of @wl under @policy; the count of values */
+static size_t range_of(json_object *rows, const char *wl, const char *policy, const char *key,
+		       double out[3])
+{
+	size_t n = json_object_array_length(rows), k = 0;
+	double *v = xcalloc(n ? n : 1, sizeof(*v));
+	json_object *x;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		char b[2][64];
+
+		if (strcmp(cell(r, "workload", b[0], 64), wl) || strcmp(cell(r, "policy", b[1], 64), policy) ||
+		    json_object_object_get_ex(r, "skipped", NULL) ||
+		    !json_object_object_get_ex(r, key, &x) || !x)
+			continue;
+		v[k++] = json_object_get_double(x);
+	}
+	if (k) {
+		qsort(v, k, sizeof(*v), cmp_double);
+		out[0] = v[0];
+		out[1] = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+		out[2] = v[k - 1];
+	}
+	free(v);
+	return k;
+}
+
+/**
+ * run_ranges - min, median and max of each figure over repeated runs
+ * @rows: the verdict rows of every run (each row's "workload" and "policy")
+ *
+ * One entry per workload and policy, in the order the rows first name them:
+ * {"workload", "policy", "runs", FIGURE: {"min", "median", "max"} or null,
+ * "vs_stock": {FIGURE: "higher" | "lower"}}.  A policy's figure is marked
+ * only where its whole range lies above or below stock's: one run per policy
+ * cannot tell a change from noise, a gap between ranges can.
+ *
+ * Return: a new array (json_object_put() it).
+ */
+json_object *run_ranges(json_object *rows)
+{
+	json_object *out = json_object_new_array();
+	size_t n = json_object_array_length(rows);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *e, *vs;
+		char wl[64], pol[64];
+		int seen = 0;
+		size_t runs = 0;
+
+		cell(r, "workload", wl, sizeof(wl));
+		cell(r, "policy", pol, sizeof(pol));
+		for (size_t j = 0; j < json_object_array_length(out) && !seen; j++) {
+			json_object *o = json_object_array_get_idx(out, j), *w, *p;
+
+			seen = json_object_object_get_ex(o, "workload", &w) &&
+			       json_object_object_get_ex(o, "policy", &p) &&
+			       !strcmp(json_object_get_string(w), wl) &&
+			       !strcmp(json_object_get_string(p), pol);
+		}
+		if (seen)
+			continue;
+		e = json_object_new_object();
+		vs = json_object_new_object();
+		json_object_object_add(e, "workload", json_object_new_string(wl));
+		json_object_object_add(e, "policy", json_object_new_string(pol));
+		for (size_t f = 0; f < ARRAY_SIZE(range_figures); f++) {
+			double me[3], st[3];
+			size_t k = range_of(rows, wl, pol, range_figures[f].key, me);
+			json_object *o;
+
+			if (k > runs)
+				runs = k;
+			if (!k) {
+				json_object_object_add(e, range_figures[f].key, NULL);
+				continue;
+			}
+			o = json_object_new_object();
+			json_object_object_add(o, "min", json_object_new_double(me[0]));
+			json_object_object_add(o, "median", json_object_new_double(me[1]));
+			json_object_object_add(o, "max", json_object_new_double(me[2]));
+			json_object_object_add(e, range_figures[f].key, o);
+			if (strcmp(pol, "stock") && range_of(rows, wl, "stock", range_figures[f].key, st)) {
+				if (me[0] > st[2])
+					json_object_object_add(vs, range_figures[f].key,
+							       json_object_new_string("higher"));
+				else if (me[2] < st[0])
+					json_object_object_add(vs, range_figures[f].key,
+							       json_object_new_string("lower"));
+			}
+		}
+		if (!runs) {	/* every run of it skipped: the verdict table says why */
+			json_object_put(vs);
+			json_object_put(e);
+			continue;
+		}
+		json_object_object_add(e, "runs", json_object_new_uint64(runs));
+		json_object_object_add(e, "vs_stock", vs);
+		json_object_array_add(out, e);
+	}
+	return out;
+}
+
+/**
+ * run_ranges_print - run_ranges() as a table that fits 100 columns
+ * @f: where
+ * @ranges: from run_ranges()
+ *
+ * Each figure as "min median max"; a '*' after it where its range does not
+ * overlap stock's.
+ */
+void run_ranges_print(FILE *f, json_object *ranges)
+{
+	size_t n = json_object_array_length(ranges);
+
+	fprintf(f, "ranges over repeated runs: min median max; * where the range does not overlap stock's\n");
+	fprintf(f, "%-16s %-10s %4s", "workload", "policy", "runs");
+	for (size_t k = 0; k < ARRAY_SIZE(range_figures); k++)
+		fprintf(f, " %-16s", range_figures[k].head);
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(ranges, i), *vs = dig(e, "vs_stock");
+		char b[3][64];
+
+		fprintf(f, "%-16s %-10s %4s", cell(e, "workload", b[0], 64), cell(e, "policy", b[1], 64),
+			cell(e, "runs", b[2], 64));
+		for (size_t k = 0; k < ARRAY_SIZE(range_figures); k++) {
+			json_object *o = dig(e, range_figures[k].key);
+			char r[64];
+
+			if (!o)
+				snprintf(r, sizeof(r), "null");
+			else
+				snprintf(r, sizeof(r), "%.4g %.4g %.4g%s",
+					 json_object_get_double(dig(o, "min")),
+					 json_object_get_double(dig(o, "median")),
+					 json_object_get_double(dig(o, "max")),
+					 vs && json_object_object_get_ex(vs, range_figures[k].key, NULL) ? " *" : "");
+			fprintf(f, " %-16s", r);
+		}
+		fputc('\n', f);
+	}
+}

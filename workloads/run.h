@@ -37,5 +37,7 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 void run_rows_compare_stock(json_object *rows, size_t first);
 void run_table_print(FILE *f, json_object *rows, const char *header);
 int run_table_write(const char *dir, json_object *rows, const char *header);
+json_object *run_ranges(json_object *rows);
+void run_ranges_print(FILE *f, json_object *ranges);
 
 #endif /* MMLOCK_RUN_H */

@@ -12,11 +12,13 @@ set -u
 DELAY_MS=50
 DURATION=4s
 WORKLOADS="vma-contention,fork-fault,mmap-churn,maps-reader"
+KEEP_TRACES=""
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	mmlock.delay_ms=*) DELAY_MS=${arg#mmlock.delay_ms=} ;;
 	mmlock.duration=*) DURATION=${arg#mmlock.duration=} ;;
 	mmlock.workloads=*) WORKLOADS=${arg#mmlock.workloads=} ;;
+	mmlock.keep_traces=*) KEEP_TRACES=${arg#mmlock.keep_traces=} ;;
 	esac
 done
 R=/tmp/results
@@ -49,6 +51,16 @@ printf '{"no_retry_before": %s, "no_retry_after": %s, "retry_vma_before": %s, "r
 	"$nr_before" "$(knob filemap_fault_no_retry)" "$rv_before" "$(knob fault_retry_vma_lock)" \
 	"$(ls /sys/kernel/tracing/instances | grep -c '^mmlock' || true)" >$R/finish/result.json
 
+# One run per policy cannot tell a change from noise: three, alternating,
+# and the ranges of each figure (mmlock run --repeat).
+if [ -e /proc/sys/vm/filemap_fault_no_retry ]; then
+	mmlock run -o /tmp/repeat -r 3 -P stock,no-retry -d 2s -D /mnt/slow/work \
+		-a 'vma-contention:--writer-nice -10 --readers 3 --pages 1024' vma-contention 2>&1 |
+		grep -v '^mmlock run: vma-contention under' | sed 's/^/MMLOCK-M: /'
+	mkdir -p $R/repeat
+	cp /tmp/repeat/ranges.json $R/repeat/ 2>/dev/null
+fi
+
 # Interrupted mid-run, mmlock run must put the sysctls back and leave no
 # tracing instance: start a no-retry run, SIGINT it once the knob is set.
 if [ -e /proc/sys/vm/filemap_fault_no_retry ]; then
@@ -77,7 +89,9 @@ fi
 # the table again, whole, for the console
 mmlock compare $R >/tmp/compare.txt 2>&1
 sed 's/^/MMLOCK-M: /' /tmp/compare.txt
-find $R -name trace -type d | while read -r d; do
+# mmlock.keep_traces=WORKLOAD sends that workload's captures back too
+# (scripts/make-demo: the capture that ships in demo/)
+find $R -name trace -type d | grep -v "^$R/${KEEP_TRACES:-/}/" | while read -r d; do
 	# keep trace.status beside the summary; the chunks stay in the guest
 	cp "$d/trace.status" "$(dirname "$d")/trace.status" 2>/dev/null
 	rm -rf "$d"
