@@ -11,6 +11,10 @@
  *                                        none of our events on this path)
  *   tpbench mprotect ITERS               mprotect toggling one VMA: mmap_lock
  *                                        write hold + vma_start_write events
+ *   tpbench mmap ITERS                   mmap + first touch + munmap of a
+ *                                        16-page anonymous mapping: the
+ *                                        mmap_lock write path, a VMA write
+ *                                        lock and one page fault per op
  * Map/unmap time is outside the timed part of the fault benchmarks.  With
  * TPBENCH_MARKER=<instance>/trace_marker set, every timed part is bracketed
  * by "tpbench-begin" / "tpbench-end" markers so that the script counts only
@@ -115,8 +119,27 @@ int main(int argc, char **argv)
 		ns = now_ns() - t0;
 		mark("tpbench-end");
 		ops = (unsigned long long)iters;
+	} else if (argc == 3 && !strcmp(argv[1], "mmap")) {
+		long iters = atol(argv[2]);
+		size_t len = 16 * 4096;
+
+		mark("tpbench-begin");
+		unsigned long long t0 = now_ns();
+		for (long i = 0; i < iters; i++) {
+			char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				die("mmap");
+			p[0] = 1;
+			if (munmap(p, len))
+				die("munmap");
+		}
+		ns = now_ns() - t0;
+		mark("tpbench-end");
+		ops = (unsigned long long)iters;
 	} else {
-		fprintf(stderr, "usage: tpbench filefault FILE PAGES ITERS | anonfault PAGES ITERS | mprotect ITERS\n");
+		fprintf(stderr, "usage: tpbench filefault FILE PAGES ITERS | anonfault PAGES ITERS | mprotect ITERS | mmap ITERS\n");
 		return 2;
 	}
 	if (!ops)
