@@ -4,6 +4,8 @@
 #   make            build $(O)/mmlock (installs missing Debian packages first)
 #   make test       build and run every test suite (tests/run)
 #   make run        the main job: patched kernel in QEMU, workloads, summaries
+#   make demo       a shipped capture (demo/) analysed: verdicts, comparison, report.html
+#                   in a minute, no root, no kernel
 #   make kernel-test     the patched kernel's event tests in QEMU (kernel-test-debug:
 #                        the PROVE_LOCKING build)
 #   make V=1        show the commands;  make O=DIR  build out of tree
@@ -162,6 +164,9 @@ endif
 run: all
 	$(Q)O=$(O) scripts/main-job
 
+demo: all
+	$(Q)O=$(O) scripts/demo
+
 # The patched kernel in QEMU alone (issue 3's harness), and its debug variant.
 kernel-test: all
 	$(Q)O=$(O) tests/run qemu
@@ -196,6 +201,6 @@ clean:
 	$(quiet) CLEAN $(O)
 	$(Q)rm -rf $(O)
 
-.PHONY: all deps test run check clean kernel-test kernel-test-debug kernel-check bench-tracepoints \
+.PHONY: all deps test run demo check clean kernel-test kernel-test-debug kernel-check bench-tracepoints \
 	fuzz mutate
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d $(UNIT_SRCS:%.c=$(O)/%.d) $(TOOL_SRCS:%.c=$(O)/%.d)
