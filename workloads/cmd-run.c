@@ -73,7 +73,15 @@ static void restore_sysctls(void)
 	}
 }
 
-static int apply_policy(const struct run_policy *p, char **why)
+/* What became of one workload under one policy. */
+enum run_outcome {
+	RUN_DONE,		/* recorded and analysed */
+	RUN_NO_POLICY,		/* the kernel lacks the policy's sysctl: skipped, no failure */
+	RUN_FAILED,
+};
+
+/* RUN_DONE with the sysctls set, RUN_NO_POLICY when the kernel has no such knob */
+static enum run_outcome apply_policy(const struct run_policy *p, char **why)
 {
 	int want[2] = { p->no_retry, p->retry_vma_lock }, i;
 
@@ -84,7 +92,7 @@ static int apply_policy(const struct run_policy *p, char **why)
 			if (!want[i])
 				continue;	/* absent means stock behaviour */
 			*why = xasprintf("the kernel has no %s (not patched)", sysctl_paths[i]);
-			return -1;
+			return RUN_NO_POLICY;
 		}
 		if (cur == want[i])
 			continue;
@@ -92,10 +100,10 @@ static int apply_policy(const struct run_policy *p, char **why)
 			saved[i] = cur;
 		if (write_sysctl(sysctl_paths[i], want[i])) {
 			*why = xasprintf("cannot write %s: %s", sysctl_paths[i], strerror(errno));
-			return -1;
+			return RUN_FAILED;
 		}
 	}
-	return 0;
+	return RUN_DONE;
 }
 
 static void on_signal(int sig)
@@ -216,8 +224,9 @@ static void write_ranges(const char *outdir, json_object *rows)
 }
 
 /* One workload under one policy (@run of --repeat, 0 without); fills @row for the table. */
-static int run_one(const char *self, const struct run_opts *o, const struct run_source *rs,
-		   const char *wl, const struct run_policy *p, int run, json_object *row)
+static enum run_outcome run_one(const char *self, const struct run_opts *o,
+				const struct run_source *rs, const char *wl,
+				const struct run_policy *p, int run, json_object *row)
 {
 	char *dir = run ? xasprintf("%s/%s/%s/run-%d", o->outdir, wl, p->name, run) :
 			  xasprintf("%s/%s/%s", o->outdir, wl, p->name);
@@ -226,14 +235,17 @@ static int run_one(const char *self, const struct run_opts *o, const struct run_
 	char *summary = xasprintf("%s/summary.json", dir);
 	struct run_argv a = { 0 };
 	char *why = NULL;
-	int rc, i, ret = -1;
+	enum run_outcome ret = RUN_FAILED;
+	int rc, i;
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
 	json_object_object_add(row, "policy", json_object_new_string(p->name));
 	if (run)
 		json_object_object_add(row, "run", json_object_new_int(run));
-	if (apply_policy(p, &why))
+	ret = apply_policy(p, &why);
+	if (ret != RUN_DONE)
 		goto out_row;
+	ret = RUN_FAILED;
 	if (mkdir_p(dir)) {
 		why = xasprintf("cannot create %s: %s", dir, strerror(errno));
 		goto out_row;
@@ -291,7 +303,7 @@ static int run_one(const char *self, const struct run_opts *o, const struct run_
 	/* merge the workload's report and the policy into the summary */
 	if (run_summary_merge(summary, json_object_from_file(report), p, -1, row, &why))
 		goto out_row;
-	ret = 0;
+	ret = RUN_DONE;
 out_row:
 	if (why)
 		json_object_object_add(row, "skipped", json_object_new_string(why));
@@ -468,8 +480,7 @@ int cmd_run(int argc, char **argv)
 				row = json_object_new_object();
 				json_object_object_add(row, "event_source", run_source_json(&rs));
 				if (run_one(self, &o, &rs, argv[i], &run_policies[p],
-					    o.repeat > 1 ? k : 0, row) &&
-				    !strstr(json_object_to_json_string(row), "not patched"))
+					    o.repeat > 1 ? k : 0, row) == RUN_FAILED)
 					failed++;
 				json_object_array_add(rows, row);
 			}
