@@ -32,6 +32,9 @@ static const char *const sysctl_paths[2] = {
 static int saved[2] = { -1, -1 };
 static volatile sig_atomic_t interrupted;
 static volatile pid_t current_child;
+/* workloads started beside the traced one (--beside), untraced */
+#define RUN_MAX_BESIDE	4
+static volatile pid_t beside_child[RUN_MAX_BESIDE];
 
 static int read_sysctl(const char *path)
 {
@@ -111,6 +114,46 @@ static void on_signal(int sig)
 	interrupted = sig;
 	if (current_child > 0)
 		kill(current_child, SIGTERM);	/* the recorder stops cleanly on it */
+	for (int i = 0; i < RUN_MAX_BESIDE; i++)
+		if (beside_child[i] > 0)
+			kill(beside_child[i], SIGTERM);
+}
+
+/* Start argv and return at once: its pid, or -1. */
+static pid_t spawn_child(char **argv)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(argv[0], argv);
+		fprintf(stderr, "mmlock run: cannot exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Wait for the workloads beside: they ran for the same duration, so they end
+ * about when the traced one did; one that has not after 10 s more (reclaim
+ * blocked in a drop_caches write) is asked to stop, and waited for.
+ */
+static void reap_beside(void)
+{
+	for (int i = 0; i < RUN_MAX_BESIDE; i++) {
+		pid_t pid = beside_child[i];
+		int status, t;
+
+		if (pid <= 0)
+			continue;
+		for (t = 0; t < 100 && waitpid(pid, &status, WNOHANG) == 0; t++)
+			usleep(100000);
+		if (t == 100) {
+			kill(pid, SIGTERM);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+		}
+		beside_child[i] = 0;
+	}
 }
 
 /* Run argv, wait for it; its exit code, or 128+signal. */
@@ -157,6 +200,9 @@ static void usage(FILE *out)
 "                         -a 'vma-contention:--writer-nice -5 --readers 4'\n"
 "  -s, --stack EVENT      record a kernel stack after EVENT (repeatable)\n"
 "  -t, --threshold-us N   Type-C threshold of the verdict (default 1000)\n"
+"  -b, --beside WORKLOAD  run WORKLOAD (untraced, its options from -a) beside\n"
+"                         each traced run, for as long (e.g. reclaim's pressure);\n"
+"                         its report in POLICY/beside-WORKLOAD.json (repeatable)\n"
 "  -r, --repeat N         N runs of each workload, the policies alternating run\n"
 "                         by run (stock no-retry retry-vma stock ...), each in\n"
 "                         WORKLOAD/POLICY/run-K/; then min, median and max of\n"
@@ -185,6 +231,8 @@ struct run_opts {
 	int		nr_args;
 	char		**stacks;
 	int		nr_stacks;
+	char		*beside[RUN_MAX_BESIDE];	/* --beside WORKLOAD */
+	int		nr_beside;
 	int		policy_mask;
 	int		repeat;
 };
@@ -251,6 +299,22 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 		goto out_row;
 	}
 
+	for (i = 0; i < o->nr_beside; i++) {
+		char *rep = xasprintf("%s/beside-%s.json", dir, o->beside[i]);
+
+		run_argv_workload(&a, self, o->beside[i], o->duration, o->dir, rep, o->args,
+				  o->nr_args);
+		beside_child[i] = spawn_child(a.argv);
+		run_argv_free(&a);
+		free(rep);
+		if (beside_child[i] < 0) {
+			why = xasprintf("cannot start %s beside: %s", o->beside[i], strerror(errno));
+			beside_child[i] = 0;
+			reap_beside();
+			goto out_row;
+		}
+	}
+
 	run_argv_push(&a, self);
 	run_argv_push(&a, "record");
 	run_argv_push(&a, "-o");
@@ -272,6 +336,14 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 		fprintf(stderr, "mmlock run: %s under %s ...\n", wl, p->name);
 	rc = run_child(a.argv);
 	run_argv_free(&a);
+	reap_beside();
+	if (o->nr_beside) {
+		json_object *names = json_object_new_array();
+
+		for (i = 0; i < o->nr_beside; i++)
+			json_object_array_add(names, json_object_new_string(o->beside[i]));
+		json_object_object_add(row, "beside", names);
+	}
 	if (interrupted) {
 		why = xasprintf("interrupted");
 		goto out_row;
@@ -331,6 +403,7 @@ int cmd_run(int argc, char **argv)
 		{ "module",	required_argument, NULL, 'M' },
 		{ "no-module",	no_argument,	   NULL, 'N' },
 		{ "repeat",	required_argument, NULL, 'r' },
+		{ "beside",	required_argument, NULL, 'b' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -346,8 +419,19 @@ int cmd_run(int argc, char **argv)
 	ssize_t n;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "P:k:o:d:D:a:s:t:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:k:o:d:D:a:s:t:r:b:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			if (!workload_find(optarg)) {
+				pr_err("--beside '%s': not a workload ('mmlock workload --list')", optarg);
+				return MMLOCK_EXIT_USAGE;
+			}
+			if (o.nr_beside == RUN_MAX_BESIDE) {
+				pr_err("--beside: at most %d workloads beside", RUN_MAX_BESIDE);
+				return MMLOCK_EXIT_USAGE;
+			}
+			o.beside[o.nr_beside++] = optarg;
+			break;
 		case 'r':
 			if (parse_u64(optarg, &v) || v < 1 || v > 100) {
 				pr_err("--repeat '%s': expected a number of runs from 1 to 100", optarg);
