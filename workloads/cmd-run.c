@@ -577,6 +577,10 @@ int cmd_run(int argc, char **argv)
 
 	header = xasprintf("events: %s", source);
 	run_table_print(stdout, rows, header);
+	if (!interrupted) {
+		putchar('\n');
+		run_summaries_print(stdout, rows);
+	}
 	if (run_table_write(o.outdir, rows, header))
 		pr_err("%s: cannot write the verdict table: %s", o.outdir, strerror(errno));
 	else if (!interrupted && json_object_array_length(rows))

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,5 +468,90 @@ void run_ranges_print(FILE *f, json_object *ranges)
 			fprintf(f, " %-16s", r);
 		}
 		fputc('\n', f);
+	}
+}
+
+static const char *str_at(json_object *o, const char *path, const char *dflt)
+{
+	json_object *v = dig(o, path);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
+}
+
+static void side_print(FILE *f, json_object *side)
+{
+	fprintf(f, "%" PRId64 " %s", json_object_get_int64(dig(side, "pid")), str_at(side, "comm", "?"));
+	if (dig(side, "prio"))
+		fprintf(f, " (prio %" PRId64 ")", json_object_get_int64(dig(side, "prio")));
+}
+
+/**
+ * run_summaries_print - what each run found, in words, one screen for a whole run
+ * @f: where
+ * @rows: the verdict rows (each with the path of its summary)
+ *
+ * Per workload and policy: the verdict with the numbers that decided it and
+ * what to do; where there was contention, the worst pair (both sides, the
+ * writer's caller, the VMA) and the writer callers with the most contention.
+ */
+void run_summaries_print(FILE *f, json_object *rows)
+{
+	size_t n = json_object_array_length(rows);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *sum, *pair, *callers;
+		const char *path = str_at(r, "summary", NULL);
+		char b[3][64];
+		int shown;
+
+		if (!path || json_object_object_get_ex(r, "skipped", NULL))
+			continue;
+		sum = json_object_from_file(path);
+		if (!sum)
+			continue;
+		fprintf(f, "%s under %s%s%s: %s: %s\n", cell(r, "workload", b[0], 64),
+			cell(r, "policy", b[1], 64), dig(r, "run") ? ", run " : "",
+			dig(r, "run") ? cell(r, "run", b[2], 64) : "",
+			str_at(sum, "verdict.code", "?"), str_at(sum, "verdict.text", ""));
+		if (strcmp(str_at(sum, "verdict.code", ""), "no_inversion_observed") &&
+		    str_at(sum, "verdict.action", NULL))
+			fprintf(f, "  to do: %s\n", str_at(sum, "verdict.action", ""));
+		pair = json_object_array_get_idx(dig(sum, "contention.top_pairs"), 0);
+		if (pair) {
+			const char *caller = str_at(pair, "caller", "unknown");
+
+			fprintf(f, "  worst pair: Type-%s%s, %.1f ms: ", str_at(pair, "type", "?"),
+				json_object_get_boolean(dig(pair, "c")) ? " (C)" : "",
+				json_object_get_double(dig(pair, "duration_us")) / 1e3);
+			side_print(f, dig(pair, "blocked"));
+			fputs(" waited for ", f);
+			side_print(f, dig(pair, "blocker"));
+			fprintf(f, "; writer's caller %.*s", (int)strcspn(caller, "+"), caller);
+			if (str_at(pair, "vm_start", NULL) && str_at(pair, "vm_end", NULL))
+				fprintf(f, ", VMA %s-%s", str_at(pair, "vm_start", ""),
+					str_at(pair, "vm_end", ""));
+			fputc('\n', f);
+		}
+		callers = dig(sum, "contention.by_caller");
+		shown = 0;
+		for (size_t k = 0; shown < 3 && k < json_object_array_length(callers); k++) {
+			json_object *c = json_object_array_get_idx(callers, k);
+			int64_t a = json_object_get_int64(dig(c, "type_a_pairs"));
+			int64_t bp = json_object_get_int64(dig(c, "type_b_pairs"));
+
+			if (!a && !bp)
+				continue;
+			fprintf(f, "%s%s (", shown++ ? ", " : "  writer callers: ", str_at(c, "caller", "?"));
+			if (a)
+				fprintf(f, "A %" PRId64 ", %.1f ms%s", a,
+					json_object_get_double(dig(c, "type_a_us")) / 1e3, bp ? "; " : "");
+			if (bp)
+				fprintf(f, "B %" PRId64 ", %.1f ms", bp,
+					json_object_get_double(dig(c, "type_b_us")) / 1e3);
+			fputc(')', f);
+		}
+		if (shown)
+			fputc('\n', f);
+		json_object_put(sum);
 	}
 }

@@ -39,5 +39,6 @@ void run_table_print(FILE *f, json_object *rows, const char *header);
 int run_table_write(const char *dir, json_object *rows, const char *header);
 json_object *run_ranges(json_object *rows);
 void run_ranges_print(FILE *f, json_object *ranges);
+void run_summaries_print(FILE *f, json_object *rows);
 
 #endif /* MMLOCK_RUN_H */
