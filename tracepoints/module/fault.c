@@ -127,7 +127,7 @@ static bool fault_tracked(struct mmlock_fault_ctx **cp)
 {
 	struct mmlock_task *t;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return false;
 	t = mmlock_task_get(false);
 	if (!t || !(t->roles & MMLOCK_R_FAULT) || !t->fault)
@@ -147,7 +147,7 @@ static int fault_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	bool first, vma_lock;
 	int nr;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return 1;
 	t = mmlock_task_get(true);
 	if (!t)
@@ -223,7 +223,7 @@ static int fault_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	}
 	trace_filemap_fault_end(c->f.mm, c->f.vma, c->f.address, ret, dropped);
 
-	if (!in_task())
+	if (!mmlock_in_task())
 		return 0;
 	t = mmlock_task_get(false);
 	if (t && t->fault == c) {
@@ -348,7 +348,7 @@ static int lvr_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct lvr_data *d = (struct lvr_data *)ri->data;
 	struct mmlock_task *t;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return 1;
 	d->mm = (struct mm_struct *)regs_get_kernel_argument(regs, 0);
 	d->address = regs_get_kernel_argument(regs, 1);
@@ -383,7 +383,7 @@ static int lvr_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int hmf_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return 1;
 	*(unsigned int *)ri->data = (unsigned int)regs_get_kernel_argument(regs, 2);
 	return 0;
@@ -420,7 +420,7 @@ static int lmfv_pre(struct kprobe *p, struct pt_regs *regs)
 	int kind = MMLOCK_FBK_NONE, reason;
 	unsigned int fault = 0;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return 0;
 	t = mmlock_task_get(false);
 	if (t && (t->roles & MMLOCK_R_FALLBACK)) {

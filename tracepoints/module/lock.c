@@ -160,7 +160,7 @@ static void mm_start_locking(struct mm_struct *mm, bool write)
 {
 	struct mmlock_task *t;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return;
 	t = mmlock_task_get(true);
 	if (!t)
@@ -200,7 +200,7 @@ static void mm_acquire_returned(struct mm_struct *mm, bool write, bool success)
 
 	if (!mmlock_on())
 		return;
-	if (in_task()) {
+	if (mmlock_in_task()) {
 		t = mmlock_task_get(false);
 		if (t && (t->roles & MMLOCK_R_CALL) && t->call_mm == mm) {
 			if (!write && t->call_busy && !t->call_downed)
@@ -344,7 +344,7 @@ static int down_read_pre(struct kprobe *p, struct pt_regs *regs)
 	void *sem = (void *)regs_get_kernel_argument(regs, 0);
 	struct mmlock_task *t;
 
-	if (!atomic_read(&mmlock_nr_calls) || !mmlock_on() || !in_task())
+	if (!atomic_read(&mmlock_nr_calls) || !mmlock_on() || !mmlock_in_task())
 		return 0;
 	t = mmlock_task_get(false);
 	if (!t || !(t->roles & MMLOCK_R_CALL) || t->call_lock != sem)
@@ -364,7 +364,7 @@ static int down_write_pre(struct kprobe *p, struct pt_regs *regs)
 	void *sem = (void *)regs_get_kernel_argument(regs, 0);
 	struct mmlock_task *t;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return 0;
 	if (atomic_read(&mmlock_nr_calls)) {
 		t = mmlock_task_get(false);
@@ -387,7 +387,7 @@ static int up_write_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	struct mmlock_task *t;
 
-	if (!atomic_read(&mmlock_nr_waits) || !in_task())
+	if (!atomic_read(&mmlock_nr_waits) || !mmlock_in_task())
 		return 0;
 	t = mmlock_task_get(false);
 	if (t)
@@ -435,7 +435,7 @@ static void probe_contention_begin(void *data, void *lock, unsigned int flags)
 	/* rwsem sleeps only: not spinlocks, mutexes, percpu or RT locks */
 	if (!flags || (flags & ~(LCB_F_READ | LCB_F_WRITE)))
 		return;
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return;
 	t = mmlock_task_get(false);
 	if (t && (t->roles & MMLOCK_R_CALL) && t->call_lock == lock) {
@@ -453,7 +453,7 @@ static void probe_contention_end(void *data, void *lock, int ret)
 {
 	struct mmlock_task *t;
 
-	if (down_probed || !atomic_read(&mmlock_nr_waits) || !in_task())
+	if (down_probed || !atomic_read(&mmlock_nr_waits) || !mmlock_in_task())
 		return;
 	t = mmlock_task_get(false);
 	if (!t)

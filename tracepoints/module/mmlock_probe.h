@@ -6,6 +6,7 @@
 #ifndef _MMLOCK_PROBE_H
 #define _MMLOCK_PROBE_H
 
+#include <linux/preempt.h>
 #include <linux/types.h>
 
 #include "mmlock_probe_enums.h"
@@ -36,6 +37,25 @@ void mmlock_cap(const char *fmt, ...) __printf(1, 2);
 static inline bool mmlock_on(void)
 {
 	return mmlock_events_on();
+}
+
+/*
+ * in_task() for the code a probe interrupted.  A kprobe that is not
+ * optimized into a jump runs its handler from the int3 trap, which x86
+ * enters as an NMI (irqentry_nmi_enter(): NMI and hardirq counts raised),
+ * so in_task() there is false even for a probe hit in a task: discount that
+ * one level.  None of the functions and tracepoints the module probes runs
+ * in an NMI, so an NMI level seen here is the trap's.  Optimized kprobes,
+ * kretprobe returns, tracepoint probes and arm64's BRK (which raises no
+ * count) see the context as it is.
+ */
+static inline bool mmlock_in_task(void)
+{
+	unsigned int pc = preempt_count();
+
+	if (in_nmi())
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	return !(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
 }
 
 /* task.c: the per-task state of a task inside one of the probed paths */

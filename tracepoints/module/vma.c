@@ -30,7 +30,7 @@ static bool writer_begin(struct vm_area_struct *vma, bool detach)
 {
 	struct mmlock_task *t;
 
-	if (!mmlock_on() || !in_task())
+	if (!mmlock_on() || !mmlock_in_task())
 		return false;
 	t = mmlock_task_get(true);
 	if (!t || (t->roles & MMLOCK_R_WRITER))
@@ -46,7 +46,7 @@ static bool writer_begin(struct vm_area_struct *vma, bool detach)
 
 static void writer_end(int err, bool done)
 {
-	struct mmlock_task *t = in_task() ? mmlock_task_get(false) : NULL;
+	struct mmlock_task *t = mmlock_in_task() ? mmlock_task_get(false) : NULL;
 
 	if (!t || !(t->roles & MMLOCK_R_WRITER) || !t->wv_vma)
 		return;
