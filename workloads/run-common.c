@@ -134,6 +134,64 @@ static json_object *dig(json_object *obj, const char *path)
 	return obj;
 }
 
+/*
+ * The workload contract's checks on a finished run (the seed's "Trace
+ * capture" and "Trace validation" rows): a capture not filtered to the
+ * workload is not diagnostic, and contention pairs that never touch the
+ * workload's own VMA (the workload reports where it mapped it) say the run
+ * measured something else.  Returns {"ok", "filtered", "filter",
+ * "target_vma": {...} | null, "notes": [...]}.
+ */
+static json_object *contract_checks(json_object *sum, json_object *report)
+{
+	json_object *o = json_object_new_object(), *notes = json_object_new_array(), *v;
+	const char *filter = NULL, *target = NULL;
+	int filtered;
+
+	v = dig(sum, "capture.filter");
+	if (v && json_object_is_type(v, json_type_string))
+		filter = json_object_get_string(v);
+	filtered = filter && (strstr(filter, "set_event_pid") || strstr(filter, "tgid"));
+	json_object_object_add(o, "filtered", json_object_new_boolean(filtered));
+	json_object_object_add(o, "filter", filter ? json_object_new_string(filter) : NULL);
+	if (!filtered)
+		json_object_array_add(notes, json_object_new_string(
+			"the capture is not filtered to the workload's TGID: other processes' faults and "
+			"writers are in it, so it is not diagnostic; rerun filtered"));
+
+	v = dig(report, "result.map_start");
+	if (v && json_object_is_type(v, json_type_string))
+		target = json_object_get_string(v);
+	if (target) {
+		json_object *pairs = dig(sum, "contention.top_pairs"), *t = json_object_new_object();
+		int64_t on = 0, elsewhere = 0;
+
+		for (size_t i = 0; pairs && i < json_object_array_length(pairs); i++) {
+			json_object *start = dig(json_object_array_get_idx(pairs, i), "vm_start");
+
+			if (!start || !json_object_is_type(start, json_type_string))
+				continue;	/* a stock capture names no VMA */
+			if (!strcmp(json_object_get_string(start), target))
+				on++;
+			else
+				elsewhere++;
+		}
+		json_object_object_add(t, "vm_start", json_object_new_string(target));
+		json_object_object_add(t, "top_pairs_on_it", json_object_new_int64(on));
+		json_object_object_add(t, "top_pairs_elsewhere", json_object_new_int64(elsewhere));
+		json_object_object_add(o, "target_vma", t);
+		if (elsewhere && !on)
+			json_object_array_add(notes, json_object_new_string(
+				"no contention pair is on the workload's own VMA: the run measured something "
+				"else; narrow it to one VMA and one writer pattern"));
+	} else {
+		json_object_object_add(o, "target_vma", NULL);
+	}
+	json_object_object_add(o, "ok", json_object_new_boolean(!json_object_array_length(notes)));
+	json_object_object_add(o, "notes", notes);
+	return o;
+}
+
 /**
  * run_summary_merge - fold a workload's report and its policy into its summary
  * @summary: the summary.json `mmlock analyze` wrote; rewritten atomically
@@ -160,6 +218,8 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 		json_object_put(report);
 		return -1;
 	}
+	if (report)
+		json_object_object_add(report, "contract_checks", contract_checks(sum, report));
 	json_object_object_add(sum, "workload_report", report);
 	pol = json_object_new_object();
 	json_object_object_add(pol, "name", json_object_new_string(p->name));
@@ -187,6 +247,9 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 	if (v)
 		json_object_object_add(row, "faults_per_mib", json_object_get(v));
 	json_object_object_add(row, "summary", json_object_new_string(summary));
+	v = dig(report, "contract_checks.notes");
+	if (v && json_object_array_length(v))
+		json_object_object_add(row, "contract", json_object_get(json_object_array_get_idx(v, 0)));
 	json_object_put(sum);
 	return 0;
 }
@@ -513,6 +576,8 @@ void run_summaries_print(FILE *f, json_object *rows)
 			cell(r, "policy", b[1], 64), dig(r, "run") ? ", run " : "",
 			dig(r, "run") ? cell(r, "run", b[2], 64) : "",
 			str_at(sum, "verdict.code", "?"), str_at(sum, "verdict.text", ""));
+		if (str_at(r, "contract", NULL))
+			fprintf(f, "  contract: %s\n", str_at(r, "contract", ""));
 		if (strcmp(str_at(sum, "verdict.code", ""), "no_inversion_observed") &&
 		    str_at(sum, "verdict.action", NULL))
 			fprintf(f, "  to do: %s\n", str_at(sum, "verdict.action", ""));

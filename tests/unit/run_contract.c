@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The workload contract's checks that mmlock run folds into each summary
+ * (workloads/run-common.c): each built to trip once, and quiet on a run that
+ * keeps the contract.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "test.h"
+#include "workloads/run.h"
+
+static const struct run_policy stock = { "stock", 0, 0 };
+
+/* merge @report into a summary made of @summary_text; the row it yields */
+static json_object *merge(const char *summary_text, const char *report_text, json_object **sum)
+{
+	char path[] = "/tmp/mmlock-run-contract-XXXXXX";
+	json_object *row = json_object_new_object();
+	char *why = NULL;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, summary_text, strlen(summary_text)) != (ssize_t)strlen(summary_text))
+		return row;
+	close(fd);
+	if (run_summary_merge(path, json_tokener_parse(report_text), &stock, -1, row, &why))
+		printf("# merge failed: %s\n", why ? why : "?");
+	free(why);
+	*sum = json_object_from_file(path);
+	unlink(path);
+	return row;
+}
+
+static json_object *at(json_object *o, const char *k1, const char *k2)
+{
+	json_object *v = NULL;
+
+	if (o && json_object_object_get_ex(o, k1, &v) && k2)
+		json_object_object_get_ex(v, k2, &v);
+	return v;
+}
+
+int main(void)
+{
+	static const char report[] = "{\"result\": {\"map_start\": \"7f0000001000\"}}";
+	static const char on_target[] =
+		"{\"verdict\": {\"code\": \"inversion_confirmed\"},"
+		" \"capture\": {\"filter\": \"set_event_pid 42 (+event-fork)\", \"lost_events\": 0},"
+		" \"contention\": {\"top_pairs\": [{\"vm_start\": \"7f0000001000\"}, {\"vm_start\": null}]}}";
+	static const char unfiltered[] =
+		"{\"verdict\": {\"code\": \"inversion_confirmed\"},"
+		" \"capture\": {\"filter\": null, \"lost_events\": 0},"
+		" \"contention\": {\"top_pairs\": [{\"vm_start\": \"7f0000001000\"}]}}";
+	static const char elsewhere[] =
+		"{\"verdict\": {\"code\": \"inversion_confirmed\"},"
+		" \"capture\": {\"filter\": \"set_event_pid 42 (+event-fork)\", \"lost_events\": 0},"
+		" \"contention\": {\"top_pairs\": [{\"vm_start\": \"7f00000a0000\"}, {\"vm_start\": \"7f00000b0000\"}]}}";
+	json_object *sum = NULL, *row, *cc;
+
+	row = merge(on_target, report, &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && json_object_get_boolean(at(cc, "ok", NULL)) && json_object_get_boolean(at(cc, "filtered", NULL)) &&
+	      json_object_get_int64(at(cc, "target_vma", "top_pairs_on_it")) == 1 &&
+	      !json_object_object_get_ex(row, "contract", NULL),
+	      "contract: a filtered run whose pairs are on the workload's VMA passes, the row is quiet");
+	json_object_put(sum);
+	json_object_put(row);
+
+	row = merge(unfiltered, report, &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && !json_object_get_boolean(at(cc, "ok", NULL)) && !json_object_get_boolean(at(cc, "filtered", NULL)) &&
+	      at(row, "contract", NULL) && strstr(json_object_get_string(at(row, "contract", NULL)), "not filtered"),
+	      "contract: an unfiltered capture is flagged, in the summary and the verdict row");
+	json_object_put(sum);
+	json_object_put(row);
+
+	row = merge(elsewhere, report, &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && !json_object_get_boolean(at(cc, "ok", NULL)) &&
+	      json_object_get_int64(at(cc, "target_vma", "top_pairs_elsewhere")) == 2 &&
+	      at(row, "contract", NULL) &&
+	      strstr(json_object_get_string(at(row, "contract", NULL)), "own VMA"),
+	      "contract: pairs that never touch the workload's own VMA are flagged");
+	json_object_put(sum);
+	json_object_put(row);
+
+	row = merge(on_target, "{\"result\": {}}", &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && json_object_get_boolean(at(cc, "ok", NULL)) && at(cc, "target_vma", NULL) == NULL,
+	      "contract: a workload that names no VMA is not checked against one");
+	json_object_put(sum);
+	json_object_put(row);
+	return TEST_EXIT();
+}
