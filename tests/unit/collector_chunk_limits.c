@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The chunk limits hold exactly when no stack block is in the way:
+ * `--chunk-lines N` gives chunks of N lines and `--chunk-bytes B` chunks of at
+ * most B bytes (collector/README.md).  collector_chunk.c allows a stack
+ * block's slack past a limit; without frames there is no slack to allow.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+#include "test.h"
+
+/* Lines of the chunk file @name in @dfd, -1 when it cannot be read. */
+static long file_lines(int dfd, const char *name)
+{
+	char buf[4096];
+	long n = 0;
+	ssize_t r, i;
+	int fd = openat(dfd, name, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	return r < 0 ? -1 : n;
+}
+
+/* Feed @nlines event lines of 10 bytes with @lim; chunk k must hold want[k] lines. */
+static void cut(const struct chunk_limits *lim, int nlines, const int *want, size_t nwant,
+		const char *what)
+{
+	char dir[] = "/tmp/mmlock-limits-XXXXXX", line[32];
+	struct chunk_writer cw;
+	size_t k;
+	int dfd, i, ok = 1;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "%s: mkdtemp", what);
+		return;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(chunk_writer_init(&cw, dfd, CHUNK_NONE, 1, lim) == 0, "%s: writer init", what);
+	cw.do_fsync = 0;
+	for (i = 0; i < nlines; i++) {
+		snprintf(line, sizeof(line), "a-1 ev%03d\n", i % 1000);
+		chunk_writer_feed(&cw, line, strlen(line), 1000);
+	}
+	CHECK(chunk_writer_finish(&cw, 2000) == 0, "%s: finish", what);
+	if (cw.nr_chunks != nwant)
+		ok = 0;
+	for (k = 0; k < cw.nr_chunks; k++) {
+		long got = file_lines(dfd, cw.chunks[k].name);
+
+		printf("# %s: chunk %zu: %ld lines (writer says %llu)\n", what, k + 1, got,
+		       (unsigned long long)cw.chunks[k].lines);
+		if (k < nwant && (got != want[k] || cw.chunks[k].lines != (uint64_t)want[k]))
+			ok = 0;
+		unlinkat(dfd, cw.chunks[k].name, 0);
+	}
+	CHECK(ok, "%s: %zu chunks of exactly the expected lines", what, nwant);
+	chunk_writer_release(&cw);
+	close(dfd);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	static const int three[] = { 3, 3, 3, 1 };
+	static const int one[] = { 1, 1, 1 };
+	struct chunk_limits by_lines = { 3, 0, 0 };
+	struct chunk_limits by_one = { 1, 0, 0 };
+	/* 35 bytes: three 10-byte lines fit, a fourth would make 40 */
+	struct chunk_limits by_bytes = { 0, 35, 0 };
+	struct chunk_limits by_exact_bytes = { 0, 30, 0 };
+
+	cut(&by_lines, 10, three, 4, "--chunk-lines 3, 10 lines");
+	cut(&by_one, 3, one, 3, "--chunk-lines 1, 3 lines");
+	cut(&by_bytes, 10, three, 4, "--chunk-bytes 35, 10 lines of 10 bytes");
+	cut(&by_exact_bytes, 10, three, 4, "--chunk-bytes 30, 10 lines of 10 bytes");
+	return TEST_EXIT();
+}
