@@ -8,6 +8,7 @@
  * EGL, GLES), found beside mmlock or at $MMLOCK_EXTMEM_PROBE.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +143,17 @@ static void xm_report(void *priv, json_object *out)
 	}
 	json_object_object_add(r, "verdicts", json_object_get(x->table));
 	json_object_object_add(out, "result", r);
-	ev = xasprintf("%zu of %zu routes OK over %ld iterations (probe exit %d)", ok, n,
-		       x->iterations, x->exit_code);
+	{
+		json_object *np = NULL;
+		int64_t no_persist = 0;
+
+		if (x->table && json_object_object_get_ex(x->table, "summary", &np) &&
+		    json_object_object_get_ex(np, "OK_without_persistent_map", &np))
+			no_persist = json_object_get_int64(np);
+		ev = xasprintf("%zu of %zu routes OK over %ld iterations, %" PRId64 " of them without the "
+			       "persistent map DirectGLES needs (probe exit %d)", ok, n, x->iterations,
+			       no_persist, x->exit_code);
+	}
 	wl_output_contract(out, x->table ? "ran to the end" : "setup",
 			   "export, hand over SCM_RIGHTS, map and import in a re-exec'd peer, "
 			   "compare bytes both ways after a GPU access", ev, "none",
