@@ -76,7 +76,7 @@ endif
 
 # Sources are found by folder, so a new subcommand or module is one new file.
 LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c analyzer/*.c \
-			      collector/*.c workloads/*.c device/*.c report/*.c))
+			      collector/*.c workloads/*.c runner/*.c device/*.c report/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(O)/%)

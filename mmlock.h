@@ -14,6 +14,6 @@ int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
 int cmd_report(int argc, char **argv);		/* report/cmd-report.c */
 int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
 int cmd_workload(int argc, char **argv);	/* workloads/cmd-workload.c */
-int cmd_run(int argc, char **argv);		/* workloads/cmd-run.c */
+int cmd_run(int argc, char **argv);		/* runner/cmd-run.c */
 
 #endif /* MMLOCK_H */

@@ -33,7 +33,7 @@
 #include "mmlock.h"
 #include "mmlock_events.h"
 #include "util.h"
-#include "workloads/run.h"
+#include "runner/run.h"
 #include "workloads/workload.h"
 
 static const char agent_text[] =

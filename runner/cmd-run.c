@@ -21,7 +21,7 @@
 #include "run-source.h"
 #include "run.h"
 #include "util.h"
-#include "workload.h"
+#include "workloads/workload.h"
 
 static const char *const sysctl_paths[2] = {
 	"/proc/sys/vm/filemap_fault_no_retry",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Where mmlock run's events come from: the patched kernel, mmlock_probe.ko
- * on a stock kernel, or the stock events alone (workloads/run-source.c).
+ * on a stock kernel, or the stock events alone (runner/run-source.c).
  */
 #ifndef MMLOCK_RUN_SOURCE_H
 #define MMLOCK_RUN_SOURCE_H

@@ -2,7 +2,7 @@
 /*
  * What `mmlock run` (here) and `mmlock device run` (on a phone or board)
  * share: the fault policies, the merge of a workload's report into its
- * summary, and the table of verdicts (workloads/run-common.c).
+ * summary, and the table of verdicts (runner/run-common.c).
  */
 #ifndef MMLOCK_RUN_H
 #define MMLOCK_RUN_H

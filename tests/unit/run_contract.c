@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The workload contract's checks that mmlock run folds into each summary
- * (workloads/run-common.c): each built to trip once, and quiet on a run that
+ * (runner/run-common.c): each built to trip once, and quiet on a run that
  * keeps the contract.
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "test.h"
-#include "workloads/run.h"
+#include "runner/run.h"
 
 static const struct run_policy stock = { "stock", 0, 0 };
 
