@@ -4,7 +4,8 @@
  * brute-force reference.
  *
  * For each seed a generator writes a trace (several pids on one or two mm's,
- * one or two VMAs per mm, fault calls with waits under lock vma/mmap/none,
+ * one to four VMAs per mm (two of them on another's range: one the same file,
+ * one another), in some seeds waits without a vma= pointer, fault calls with waits under lock vma/mmap/none,
  * retried faults whose retry gap holds a read-mode mmap_lock wait, vma writes
  * with waits inside write-mode mmap_lock acquisitions with and without a wait,
  * plain read acquisitions, prio 100..139 and some real-time 0..99, many equal
@@ -55,8 +56,8 @@ struct line {
 };
 
 /* ground truth */
-struct fwait { int pid, prio, mm, vma, lock, fault; uint64_t s, e; };	/* lock 0 vma 1 mmap 2 none */
-struct vwait { int pid, prio, mm, vma, write; uint64_t s, e; };
+struct fwait { int pid, prio, mm, vma, lock, fault, has_vma; uint64_t s, e; };	/* lock 0 vma 1 mmap 2 none */
+struct vwait { int pid, prio, mm, vma, write, has_vma; uint64_t s, e; };
 struct mwait { int pid, prio, mm, write, gap; uint64_t s, e, retry_ts; };	/* gap: in a retry gap */
 struct mhold { int pid, mm, write; uint64_t s, e; };
 struct wacq { int pid, prio, mm; uint64_t s, hold_s, e; };
@@ -114,20 +115,57 @@ static const char *mm_ptr(int mm)
 	return mm ? "00000000aaaa0002" : "00000000aaaa0001";
 }
 
-/* The same two VMA pointers in both mm's: only the mm tells them apart. */
+/*
+ * Four VMA pointers, the same in both mm's: only the mm tells them apart.
+ * 2 and 3 map vma 0's range again (as after an munmap and a new mmap at the
+ * same address): 2 another file, 3 the same file.  Without a vma= pointer
+ * the analyzer matches on the range, dev and inode, so a wait on 3 pairs with
+ * one on 0 and a wait on 2 never does.
+ */
 static const char *vma_ptr(int vma)
 {
-	return vma ? "00000000bbbb0002" : "00000000bbbb0001";
+	static const char *const p[] = { "00000000bbbb0001", "00000000bbbb0002",
+					 "00000000bbbb0003", "00000000bbbb0004" };
+
+	return p[vma];
+}
+
+static int vma_range(int vma)
+{
+	return vma == 1;
+}
+
+static int vma_ino(int vma)
+{
+	static const int ino[] = { 12, 13, 14, 12 };
+
+	return ino[vma];
 }
 
 static const char *vma_start(int vma)
 {
-	return vma ? "7f0000200000" : "7f0000000000";
+	return vma_range(vma) ? "7f0000200000" : "7f0000000000";
 }
 
 static const char *vma_end(int vma)
 {
-	return vma ? "7f0000300000" : "7f0000100000";
+	return vma_range(vma) ? "7f0000300000" : "7f0000100000";
+}
+
+/* Some seeds' wait events lack vma= (a kernel whose events do not carry it). */
+static int drop_vma;
+
+/* "vma=PTR " or, for a wait without the pointer, "" */
+static const char *vma_field(int vma, int has)
+{
+	static char buf[4][32];
+	static int k;
+
+	k = (k + 1) % 4;
+	if (!has)
+		return "";
+	snprintf(buf[k], sizeof(buf[k]), "vma=%s ", vma_ptr(vma));
+	return buf[k];
 }
 
 static void emit(struct task *t, const char *event, const char *fmt, ...)
@@ -187,16 +225,17 @@ static void sleep_step(struct task *t)
 
 static void fault_wait(struct task *t, int vma, int lock, int fault)
 {
-	struct fwait w = { t->pid, t->prio, t->mm, vma, lock, fault, t->t, 0 };
+	int has = !(drop_vma && chance(60));
+	struct fwait w = { t->pid, t->prio, t->mm, vma, lock, fault, has, t->t, 0 };
 	static const char *reasons[] = { "folio_lock", "read_folio", "readahead" };
 	const char *reason = reasons[rr(0, 2)];
 
-	emit(t, "filemap_fault_wait_start", "vma=%s address=%s reason=%s lock=%s",
-	     vma_ptr(vma), vma_start(vma), reason, lock_word[lock]);
+	emit(t, "filemap_fault_wait_start", "%saddress=%s reason=%s lock=%s",
+	     vma_field(vma, has), vma_start(vma), reason, lock_word[lock]);
 	sleep_step(t);
 	w.e = t->t;
-	emit(t, "filemap_fault_wait_end", "vma=%s address=%s reason=%s lock=%s waited_ns=%" PRIu64
-	     " err=0", vma_ptr(vma), vma_start(vma), reason, lock_word[lock],
+	emit(t, "filemap_fault_wait_end", "%saddress=%s reason=%s lock=%s waited_ns=%" PRIu64
+	     " err=0", vma_field(vma, has), vma_start(vma), reason, lock_word[lock],
 	     (w.e - w.s) * 1000);
 	PUSH(fwaits, w);
 }
@@ -205,7 +244,7 @@ static void fault_begin(struct task *t, int vma, int lock)
 {
 	emit(t, "filemap_fault_begin", "vma=%s vm_start=%s vm_end=%s address=%s pgoff=0 "
 	     "dev=254:16 ino=%d lock=%s user_pc=55550000", vma_ptr(vma), vma_start(vma),
-	     vma_end(vma), vma_start(vma), 12 + vma, lock_word[lock]);
+	     vma_end(vma), vma_start(vma), vma_ino(vma), lock_word[lock]);
 	nr_faults++;
 }
 
@@ -301,21 +340,23 @@ static void vma_write(struct task *t, int vma)
 {
 	static const char *callers[] = { "mprotect_fixup+0x1c4/0x2f0", "__split_vma+0x9a/0x2f0",
 					 "vma_expand+0x11a/0x2d0", "dup_mmap+0x2a0/0x7c0" };
-	struct vwait w = { t->pid, t->prio, t->mm, vma, nr_vma_writes, 0, 0 };
+	struct vwait w = { t->pid, t->prio, t->mm, vma, nr_vma_writes, 1, 0, 0 };
 
 	emit(t, "vma_start_write_begin", "vma=%s vm_start=%s vm_end=%s flags=8100073 anon=0 "
 	     "dev=254:16 ino=%d caller=%s user_pc=55550010", vma_ptr(vma), vma_start(vma),
-	     vma_end(vma), 12 + vma, callers[rr(0, 3)]);
+	     vma_end(vma), vma_ino(vma), callers[rr(0, 3)]);
 	nr_vma_writes++;
 	step(t, 10);
 	if (chance(60)) {
 		w.s = t->t;
-		emit(t, "vma_start_write_wait_start", "vma=%s vm_start=%s vm_end=%s readers=-1 "
-		     "detach=0", vma_ptr(vma), vma_start(vma), vma_end(vma));
+		w.has_vma = !(drop_vma && chance(60));
+		emit(t, "vma_start_write_wait_start", "%svm_start=%s vm_end=%s readers=-1 "
+		     "detach=0", vma_field(vma, w.has_vma), vma_start(vma), vma_end(vma));
 		sleep_step(t);
 		w.e = t->t;
-		emit(t, "vma_start_write_wait_end", "vma=%s vm_start=%s vm_end=%s waited_ns=%" PRIu64
-		     " err=0", vma_ptr(vma), vma_start(vma), vma_end(vma), (w.e - w.s) * 1000);
+		emit(t, "vma_start_write_wait_end", "%svm_start=%s vm_end=%s waited_ns=%" PRIu64
+		     " err=0", vma_field(vma, w.has_vma), vma_start(vma), vma_end(vma),
+		     (w.e - w.s) * 1000);
 		PUSH(vwaits, w);
 		step(t, 5);
 	}
@@ -388,8 +429,9 @@ static int generate(uint64_t seed, const char *path)
 	contract_v2 = (int)(seed / 3 % 2);
 	nr_tasks = rr(2, 6);
 	nr_mms = rr(1, 2);
-	nr_vmas[0] = rr(1, 2);
-	nr_vmas[1] = rr(1, 2);
+	nr_vmas[0] = rr(1, 4);
+	nr_vmas[1] = rr(1, 4);
+	drop_vma = chance(30);
 	for (int i = 0; i < nr_tasks; i++) {
 		struct task *t = &tasks[i];
 
@@ -581,7 +623,10 @@ static void compute(struct truth *tr)
 	for (size_t i = 0; i < wacqs.n; i++)
 		PUSH(acq_used, 0);
 
-	/* Type-A: FW with lock=vma x VW, same mm and vma, other pid, overlapping. */
+	/*
+	 * Type-A: FW with lock=vma x VW, same mm and vma (when either wait lacks
+	 * the pointer: the same range, dev and inode), other pid, overlapping.
+	 */
 	for (size_t i = 0; i < fwaits.n; i++) {
 		struct fwait *f = &fwaits.v[i];
 
@@ -589,7 +634,11 @@ static void compute(struct truth *tr)
 			struct vwait *w = &vwaits.v[j];
 			int64_t d;
 
-			if (f->mm != w->mm || f->vma != w->vma || f->pid == w->pid ||
+			int same = f->has_vma && w->has_vma ? f->vma == w->vma :
+				   vma_range(f->vma) == vma_range(w->vma) &&
+				   vma_ino(f->vma) == vma_ino(w->vma);
+
+			if (f->mm != w->mm || !same || f->pid == w->pid ||
 			    !overlaps(f->s, f->e, w->s, w->e))
 				continue;
 			d = olen(f->s, f->e, w->s, w->e);
