@@ -4,7 +4,6 @@
  * loss arithmetic (produced = read + unread + overrun + commit + dropped;
  * lost = max(markers, overrun) + commit + dropped + unread + discarded) holds.
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "collector/record.h"
+#include "status_setup.h"
 #include "test.h"
 #include "util.h"
 
@@ -53,25 +53,10 @@ int main(void)
 	size_t i;
 	int missing = 0, rc;
 
-	memset(&r, 0, sizeof(r));
-	memset(&opts, 0, sizeof(opts));
 	memset(start, 0, sizeof(start));
 	memset(end, 0, sizeof(end));
-	opts.compress = CHUNK_NONE;
-	opts.output = dir;
-	r.opts = &opts;
-	r.argc = 4;
-	r.argv = argv;
-	r.mode = "text";
-	r.state = "complete";
-	if (!mkdtemp(dir))
+	if (status_setup(&r, &opts, 4, argv, dir, text, sizeof(text) - 1))
 		return 1;
-	r.outdir_fd = open(dir, O_RDONLY | O_DIRECTORY);
-	chunk_writer_init(&r.cw, r.outdir_fd, CHUNK_NONE, 1, NULL);
-	r.cw.do_fsync = 0;
-	r.cw_live = 1;
-	chunk_writer_feed(&r.cw, text, sizeof(text) - 1, 1);
-	chunk_writer_finish(&r.cw, 2);
 	r.col.nr_cpus = 2;
 	/* CPU 1 lost 5 to overrun; CPU 0 has 2 unread and 1 dropped */
 	end[0] = (struct cpu_stats){ .read = 2, .entries = 2, .dropped = 1, .valid = 1 };
