@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The summary JSON of ../shared/design/analysis.md.  What the capture did not
+ * The summary JSON (analyzer/README.md "Summary JSON").  What the capture did not
  * record is null, never 0.
  */
 #include <stdio.h>

@@ -600,7 +600,7 @@ static int build_filters(struct record *r)
 		if (!e)
 			return -1;
 		free(e->trigger);
-		/* conditional, so it honours the filter; see analysis.md */
+		/* conditional, so it honours the filter; its block follows the event */
 		e->trigger = xasprintf("stacktrace if %s", e->filter ? e->filter : "common_pid >= 0");
 	}
 	/* the default set's own stack triggers, where --stack did not ask for more */

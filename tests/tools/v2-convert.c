@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * v2-convert: trace text of version 1 of the event contract on stdin, the
- * same trace in version 2's text form on stdout (../shared/design/events.md):
+ * same trace in version 2's text form on stdout (tracepoints/mmlock_events.h):
  *
  *   - a custom event's leading "pid=N " goes; N becomes the header's PID
  *     (COMM-PID before the CPU), which is where version 2 keeps it;
