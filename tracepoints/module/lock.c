@@ -396,31 +396,29 @@ static int up_write_pre(struct kprobe *p, struct pt_regs *regs)
 }
 #endif
 
-/* Is there a probeable function of that name? */
-static bool __maybe_unused has_symbol(const char *name)
-{
-	struct kprobe kp = { .symbol_name = name };
-
-	if (register_kprobe(&kp))
-		return false;
-	unregister_kprobe(&kp);
-	return true;
-}
-
-/* A post handler keeps a kprobe from being optimized into a jump. */
-static void __maybe_unused no_opt(struct kprobe *p, struct pt_regs *regs,
-				  unsigned long flags)
+/*
+ * A post handler keeps a kprobe from being optimized into a jump, for two
+ * reasons: the stack walk of writer_caller() cannot cross an optprobe's
+ * trampoline, and unregistering optimized probes on these hot functions
+ * while tasks call them left an int3 behind on the 6.12 QEMU guest ("Oops:
+ * int3" at down_write_killable+0x1 and up_write+0x1 during rmmod under
+ * load, 2 boots in 9); the int3 form costs a trap per call while loaded.
+ */
+static void no_opt(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
 {
 }
 
 static struct kprobe down_kps[] = {
-	{ .symbol_name = "down_read", .pre_handler = down_read_pre },
-	{ .symbol_name = "down_write", .pre_handler = down_write_pre },
-	{ .symbol_name = "down_read_killable", .pre_handler = down_read_pre },
-	{ .symbol_name = "down_write_killable", .pre_handler = down_write_pre },
-	{ .symbol_name = "down_write_nested", .pre_handler = down_write_pre },	/* LOCKDEP */
+	{ .symbol_name = "down_read", .pre_handler = down_read_pre, .post_handler = no_opt },
+	{ .symbol_name = "down_write", .pre_handler = down_write_pre, .post_handler = no_opt },
+	{ .symbol_name = "down_read_killable", .pre_handler = down_read_pre,
+	  .post_handler = no_opt },
+	{ .symbol_name = "down_write_killable", .pre_handler = down_write_pre,
+	  .post_handler = no_opt },
+	{ .symbol_name = "down_write_nested", .pre_handler = down_write_pre,	/* LOCKDEP */
+	  .post_handler = no_opt },
 #ifdef MMLOCK_RWSEM_WRITERS
-	{ .symbol_name = "up_write", .pre_handler = up_write_pre },
+	{ .symbol_name = "up_write", .pre_handler = up_write_pre, .post_handler = no_opt },
 #endif
 };
 static bool down_on[ARRAY_SIZE(down_kps)];
@@ -492,12 +490,6 @@ int mmlock_lock_attach(void)
 			return ret;
 		}
 	}
-#ifdef MMLOCK_RWSEM_WRITERS
-	if (has_symbol("__vma_start_write") || has_symbol("__vma_start_write_traced"))
-		for (i = 0; i < ARRAY_SIZE(down_kps); i++)
-			if (down_kps[i].pre_handler == down_write_pre)
-				down_kps[i].post_handler = no_opt;
-#endif
 	for (i = 0; i < ARRAY_SIZE(down_kps); i++)
 		down_on[i] = !register_kprobe(&down_kps[i]);
 	/*
