@@ -10,8 +10,8 @@
  * with waits inside write-mode mmap_lock acquisitions with and without a wait,
  * plain read acquisitions, prio 100..139 and some real-time 0..99, many equal
  * timestamps; in a quarter of the seeds [LOST] lines, on a CPU whose tasks are
- * between activities or inside a read-mode mmap_lock wait, which it then cuts
- * (with the retry gap around it); the line header in turn as trace_pipe prints it, with the
+ * between activities, inside a read-mode mmap_lock wait (cut with the retry gap
+ * around it) or before a fault call's end (the call cut, its end absorbed); the line header in turn as trace_pipe prints it, with the
  * record-tgid column, and without the flags column as trace-cmd report).  Each pid's events are a well-formed sequence; all events are
  * sorted by time with a stable order.  From its own ground-truth interval
  * lists the test computes every count and sum by the definitions of
@@ -79,7 +79,8 @@ static int nr_faults, nr_retries, nr_vma_writes;
  * of a read-mode mmap_lock wait, 1 + the wait's index in mwaits.
  */
 static VEC(char, act_start);
-static VEC(size_t, wait_end_of);
+static VEC(size_t, wait_end_of);	/* SIZE_MAX: the end of a fault in fault_ends */
+static VEC(size_t, fault_ends);	/* the fault_end lines of faults outside any other interval */
 static int64_t lost_total, lost_truncated;
 
 static const char *lock_word[] = { "vma", "mmap", "none" };
@@ -421,12 +422,13 @@ static void read_acquisition(struct task *t, int nr_vmas)
 /*
  * Maybe a [LOST] line on task @k's CPU before @k's next line, where the
  * reference knows what it truncates: every other task of that CPU between
- * activities, and @k either between activities too (nothing truncated) or
+ * activities, and @k either between activities too (nothing truncated), or
  * inside a read-mode mmap_lock wait, which is then truncated (its end
- * absorbed; not in the distribution, not in Type-B), together with the retry
- * gap around it when it is the wait of a retried fault.  Nothing else of @k
- * is open there (retried_fault's fault has ended, read_acquisition's hold has
- * not begun).
+ * absorbed; not in the distribution, not in Type-B) together with the retry
+ * gap around it when it is the wait of a retried fault, or before the end of
+ * a fault call outside any other interval, whose waits have all ended: the
+ * call is truncated and its end absorbed.  Nothing else of @k is open there
+ * (retried_fault's fault has ended, read_acquisition's hold has not begun).
  */
 static void lost_before(const struct task *tasks, int nr_tasks, const size_t *next,
 			const size_t *first, int k)
@@ -447,7 +449,9 @@ static void lost_before(const struct task *tasks, int nr_tasks, const size_t *ne
 	PUSH(merged, text);
 	PUSH(lost_lines, text);
 	lost_total += n;
-	if (w) {
+	if (w == SIZE_MAX) {
+		lost_truncated++;	/* the fault call; its waits have ended */
+	} else if (w) {
 		mwaits.v[w - 1].trunc = 1;
 		lost_truncated += 1 + mwaits.v[w - 1].gap;
 	}
@@ -459,7 +463,7 @@ static void reset_world(void)
 		free(lines.v[i].text);
 	for (size_t i = 0; i < lost_lines.n; i++)
 		free(lost_lines.v[i]);
-	lost_lines.n = act_start.n = 0;
+	lost_lines.n = act_start.n = fault_ends.n = 0;
 	lines.n = fwaits.n = vwaits.n = mwaits.n = mholds.n = wacqs.n = 0;
 	lost_total = lost_truncated = 0;
 	nr_faults = nr_retries = nr_vma_writes = 0;
@@ -505,8 +509,10 @@ static int generate(uint64_t seed, const char *path)
 			int r = rr(0, 99);
 			size_t from = lines.n;
 
-			if (r < 25)
+			if (r < 25) {
 				plain_fault(t, rr(0, nv - 1), chance(70) ? 0 : 1);
+				PUSH(fault_ends, lines.n - 1);
+			}
 			else if (r < 50)
 				retried_fault(t, rr(0, nv - 1));
 			else if (r < 75)
@@ -528,6 +534,8 @@ static int generate(uint64_t seed, const char *path)
 	for (size_t i = 0; i < mwaits.n; i++)
 		if (!mwaits.v[i].write)
 			wait_end_of.v[mwaits.v[i].end_line] = i + 1;
+	for (size_t i = 0; i < fault_ends.n; i++)
+		wait_end_of.v[fault_ends.v[i]] = SIZE_MAX;
 	merged.n = 0;
 	/*
 	 * Merge the tasks' sequences by time.  Among tasks whose next line has
@@ -824,8 +832,8 @@ static const char *family_name[F_NR] = {
 	[F_DIST] = "distributions: count, min, max (exact, also from 4096 us)",
 	[F_PCT] = "distributions: median, p90, p99 (nearest rank; from 4096 us within 1/2048 below)",
 	[F_ANOM] = "no anomalies on well-formed traces",
-	[F_LOST] = "[LOST] lines: capture.lost_events, the read waits they cut "
-		   "(truncated_by_lost_events; out of distributions and Type-B)",
+	[F_LOST] = "[LOST] lines: capture.lost_events, the read waits and faults they cut "
+		   "(truncated_by_lost_events; out of distributions and Type-B; ends absorbed)",
 	[F_VERDICT] = "verdict code by the decision order",
 	[F_CHUNKS] = "every fourth seed again as a chunk set (plain/gzip/zstd, cut between "
 		     "random lines): same numbers, capture.chunks",
@@ -1126,7 +1134,7 @@ int main(void)
 	/* A generator that never produces contention would prove nothing. */
 	printf("# seeds with Type-A %ld, Type-B %ld, Type-C %ld of %ld; longest interval %ld us\n",
 	       with_a, with_b, with_c, nseeds, max_us);
-	printf("# seeds with [LOST] lines %ld, with a read wait they cut %ld\n", with_lost, with_cut);
+	printf("# seeds with [LOST] lines %ld, with an interval they cut %ld\n", with_lost, with_cut);
 	printf("# verdicts: %s %ld, %s %ld, %s %ld, %s %ld, %s %ld, %s %ld\n",
 	       vnames[0], verdicts[0], vnames[1], verdicts[1], vnames[2], verdicts[2],
 	       vnames[3], verdicts[3], vnames[4], verdicts[4], vnames[5], verdicts[5]);
