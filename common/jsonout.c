@@ -142,3 +142,22 @@ int json_write(const char *path, struct json_object *obj, int pretty, int flags)
 	free(buf);
 	return ret;
 }
+
+struct json_object *json_path(struct json_object *obj, const char *path)
+{
+	char key[128];
+
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = 0;
+		if (!json_object_is_type(obj, json_type_object) ||
+		    !json_object_object_get_ex(obj, key, &obj))
+			return NULL;
+		path += n + (path[n] == '.');
+	}
+	return obj;
+}

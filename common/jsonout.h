@@ -59,4 +59,14 @@ int json_write(const char *path, struct json_object *obj, int pretty, int flags)
  */
 int json_write_at(int dirfd, const char *name, struct json_object *obj, int pretty, int flags);
 
+/**
+ * json_path() - the member a dotted path names, e.g. "contention.type_a_count"
+ * @obj: where to start (may be NULL)
+ * @path: member names joined by '.'
+ *
+ * Return: the member (borrowed), or NULL when any step is absent, not an
+ * object, or a name longer than 127 bytes.
+ */
+struct json_object *json_path(struct json_object *obj, const char *path);
+
 #endif /* MMLOCK_JSONOUT_H */

@@ -78,28 +78,9 @@ static const char *const policy_order[] = { "stock", "no-retry", "retry-vma" };
 /* One color per policy (by rank), one per pair type. */
 static const char *const policy_color[] = { "#4e79a7", "#e15759", "#59a14f", "#9c755f" };
 
-static json_object *get_path(json_object *o, const char *path)
-{
-	char key[128];
-
-	while (o && *path) {
-		size_t n = strcspn(path, ".");
-
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = 0;
-		if (!json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, key, &o))
-			return NULL;
-		path += n + (path[n] == '.');
-	}
-	return o;
-}
-
 static const char *get_str(json_object *o, const char *path)
 {
-	json_object *v = get_path(o, path);
+	json_object *v = json_path(o, path);
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
@@ -107,7 +88,7 @@ static const char *get_str(json_object *o, const char *path)
 /* 0 and @out set when @path holds a number; -1 when it is null or absent */
 static int get_num(json_object *o, const char *path, double *out)
 {
-	json_object *v = get_path(o, path);
+	json_object *v = json_path(o, path);
 
 	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return -1;
@@ -220,7 +201,7 @@ static int add_summary(struct report *r, const char *path, int flags)
 	sum = json_tokener_parse_verbose(text, &jerr);
 	free(text);
 	if (!sum || !json_object_is_type(sum, json_type_object) ||
-	    !get_path(sum, "schema_version") || !get_path(sum, "verdict")) {
+	    !json_path(sum, "schema_version") || !json_path(sum, "verdict")) {
 		pr_err("%s: expected an mmlock summary JSON (an object with schema_version and verdict)%s%s",
 		       path, sum ? "" : ": ", sum ? "" : json_tokener_error_desc(jerr));
 		json_object_put(sum);
@@ -400,7 +381,7 @@ static void put_side(FILE *f, json_object *side)
  */
 static void put_timeline(FILE *f, const struct entry *e)
 {
-	json_object *pairs = get_path(e->sum, "contention.top_pairs");
+	json_object *pairs = json_path(e->sum, "contention.top_pairs");
 	size_t np = pairs && json_object_is_type(pairs, json_type_array) ?
 		    json_object_array_length(pairs) : 0;
 	double t0 = INFINITY, t1 = -INFINITY, s, d, pid;
@@ -481,7 +462,7 @@ static void put_timeline(FILE *f, const struct entry *e)
 
 static void put_pairs(FILE *f, const struct entry *e)
 {
-	json_object *pairs = get_path(e->sum, "contention.top_pairs");
+	json_object *pairs = json_path(e->sum, "contention.top_pairs");
 	size_t np = pairs && json_object_is_type(pairs, json_type_array) ?
 		    json_object_array_length(pairs) : 0;
 
@@ -490,7 +471,7 @@ static void put_pairs(FILE *f, const struct entry *e)
 	fputs("<table class=\"pairs\"><tr><th>type</th><th>C</th><th>wait (us)</th>"
 	      "<th>blocked</th><th>blocker</th><th>writer's caller</th><th>VMA</th></tr>\n", f);
 	for (size_t i = 0; i < np && i < PAIRS_MAX; i++) {
-		json_object *p = json_object_array_get_idx(pairs, i), *c = get_path(p, "c");
+		json_object *p = json_object_array_get_idx(pairs, i), *c = json_path(p, "c");
 		double d = 0;
 
 		get_num(p, "duration_us", &d);
@@ -498,9 +479,9 @@ static void put_pairs(FILE *f, const struct entry *e)
 		put_esc(f, get_str(p, "type"));
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%.0f</td><td>",
 			c && json_object_get_boolean(c) ? "yes" : "", d);
-		put_side(f, get_path(p, "blocked"));
+		put_side(f, json_path(p, "blocked"));
 		fputs("</td><td>", f);
-		put_side(f, get_path(p, "blocker"));
+		put_side(f, json_path(p, "blocker"));
 		fputs("</td><td>", f);
 		put_esc(f, get_str(p, "caller"));
 		fputs("</td><td>", f);

@@ -118,22 +118,6 @@ static void row_copy(json_object *row, json_object *from, const char *key)
 		json_object_object_add(row, key, json_object_get(v));
 }
 
-/* The member at a dotted @path ("capture.lost_events") of @obj, or NULL. */
-static json_object *dig(json_object *obj, const char *path)
-{
-	char key[64];
-
-	while (obj && *path) {
-		size_t n = strcspn(path, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)n, path);
-		if (!json_object_object_get_ex(obj, key, &obj))
-			obj = NULL;
-		path += n + (path[n] == '.');
-	}
-	return obj;
-}
-
 /*
  * The workload contract's checks on a finished run (the seed's "Trace
  * capture" and "Trace validation" rows): a capture not filtered to the
@@ -148,7 +132,7 @@ static json_object *contract_checks(json_object *sum, json_object *report)
 	const char *filter = NULL, *target = NULL;
 	int filtered;
 
-	v = dig(sum, "capture.filter");
+	v = json_path(sum, "capture.filter");
 	if (v && json_object_is_type(v, json_type_string))
 		filter = json_object_get_string(v);
 	filtered = filter && (strstr(filter, "set_event_pid") || strstr(filter, "tgid"));
@@ -159,15 +143,15 @@ static json_object *contract_checks(json_object *sum, json_object *report)
 			"the capture is not filtered to the workload's TGID: other processes' faults and "
 			"writers are in it, so it is not diagnostic; rerun filtered"));
 
-	v = dig(report, "result.map_start");
+	v = json_path(report, "result.map_start");
 	if (v && json_object_is_type(v, json_type_string))
 		target = json_object_get_string(v);
 	if (target) {
-		json_object *pairs = dig(sum, "contention.top_pairs"), *t = json_object_new_object();
+		json_object *pairs = json_path(sum, "contention.top_pairs"), *t = json_object_new_object();
 		int64_t on = 0, elsewhere = 0;
 
 		for (size_t i = 0; pairs && i < json_object_array_length(pairs); i++) {
-			json_object *start = dig(json_object_array_get_idx(pairs, i), "vm_start");
+			json_object *start = json_path(json_object_array_get_idx(pairs, i), "vm_start");
 
 			if (!start || !json_object_is_type(start, json_type_string))
 				continue;	/* a stock capture names no VMA */
@@ -227,9 +211,9 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 	json_object_object_add(pol, "fault_retry_vma_lock",
 			       json_object_new_int(p->retry_vma_lock));
 	json_object_object_add(sum, "policy", pol);
-	v = dig(sum, "capture.lost_events");
+	v = json_path(sum, "capture.lost_events");
 	if (lost_at_least >= 0 && v && json_object_get_int64(v) < lost_at_least)
-		json_object_object_add(dig(sum, "capture"), "lost_events",
+		json_object_object_add(json_path(sum, "capture"), "lost_events",
 				       json_object_new_int64(lost_at_least));
 	/* a half-written summary must never look complete */
 	if (json_write(summary, sum, 1, 0)) {
@@ -237,17 +221,17 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 		json_object_put(sum);
 		return -1;
 	}
-	v = dig(sum, "verdict.code");
+	v = json_path(sum, "verdict.code");
 	if (v)
 		json_object_object_add(row, "verdict", json_object_get(v));
 	for (k = 0; k < ARRAY_SIZE(counts); k++)
-		row_copy(row, dig(sum, "contention"), counts[k]);
-	row_copy(row, dig(sum, "capture"), "lost_events");
-	v = dig(report, "result.faults.per_mib_read.total");
+		row_copy(row, json_path(sum, "contention"), counts[k]);
+	row_copy(row, json_path(sum, "capture"), "lost_events");
+	v = json_path(report, "result.faults.per_mib_read.total");
 	if (v)
 		json_object_object_add(row, "faults_per_mib", json_object_get(v));
 	json_object_object_add(row, "summary", json_object_new_string(summary));
-	v = dig(report, "contract_checks.notes");
+	v = json_path(report, "contract_checks.notes");
 	if (v && json_object_array_length(v))
 		json_object_object_add(row, "contract", json_object_get(json_object_array_get_idx(v, 0)));
 	json_object_put(sum);
@@ -511,22 +495,22 @@ void run_ranges_print(FILE *f, json_object *ranges)
 		fprintf(f, " %-16s", range_figures[k].head);
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(ranges, i), *vs = dig(e, "vs_stock");
+		json_object *e = json_object_array_get_idx(ranges, i), *vs = json_path(e, "vs_stock");
 		char b[3][64];
 
 		fprintf(f, "%-16s %-10s %4s", cell(e, "workload", b[0], 64), cell(e, "policy", b[1], 64),
 			cell(e, "runs", b[2], 64));
 		for (size_t k = 0; k < ARRAY_SIZE(range_figures); k++) {
-			json_object *o = dig(e, range_figures[k].key);
+			json_object *o = json_path(e, range_figures[k].key);
 			char r[64];
 
 			if (!o)
 				snprintf(r, sizeof(r), "null");
 			else
 				snprintf(r, sizeof(r), "%.4g %.4g %.4g%s",
-					 json_object_get_double(dig(o, "min")),
-					 json_object_get_double(dig(o, "median")),
-					 json_object_get_double(dig(o, "max")),
+					 json_object_get_double(json_path(o, "min")),
+					 json_object_get_double(json_path(o, "median")),
+					 json_object_get_double(json_path(o, "max")),
 					 vs && json_object_object_get_ex(vs, range_figures[k].key, NULL) ? " *" : "");
 			fprintf(f, " %-16s", r);
 		}
@@ -536,16 +520,16 @@ void run_ranges_print(FILE *f, json_object *ranges)
 
 static const char *str_at(json_object *o, const char *path, const char *dflt)
 {
-	json_object *v = dig(o, path);
+	json_object *v = json_path(o, path);
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
 }
 
 static void side_print(FILE *f, json_object *side)
 {
-	fprintf(f, "%" PRId64 " %s", json_object_get_int64(dig(side, "pid")), str_at(side, "comm", "?"));
-	if (dig(side, "prio"))
-		fprintf(f, " (prio %" PRId64 ")", json_object_get_int64(dig(side, "prio")));
+	fprintf(f, "%" PRId64 " %s", json_object_get_int64(json_path(side, "pid")), str_at(side, "comm", "?"));
+	if (json_path(side, "prio"))
+		fprintf(f, " (prio %" PRId64 ")", json_object_get_int64(json_path(side, "prio")));
 }
 
 /**
@@ -573,46 +557,46 @@ void run_summaries_print(FILE *f, json_object *rows)
 		if (!sum)
 			continue;
 		fprintf(f, "%s under %s%s%s: %s: %s\n", cell(r, "workload", b[0], 64),
-			cell(r, "policy", b[1], 64), dig(r, "run") ? ", run " : "",
-			dig(r, "run") ? cell(r, "run", b[2], 64) : "",
+			cell(r, "policy", b[1], 64), json_path(r, "run") ? ", run " : "",
+			json_path(r, "run") ? cell(r, "run", b[2], 64) : "",
 			str_at(sum, "verdict.code", "?"), str_at(sum, "verdict.text", ""));
 		if (str_at(r, "contract", NULL))
 			fprintf(f, "  contract: %s\n", str_at(r, "contract", ""));
 		if (strcmp(str_at(sum, "verdict.code", ""), "no_inversion_observed") &&
 		    str_at(sum, "verdict.action", NULL))
 			fprintf(f, "  to do: %s\n", str_at(sum, "verdict.action", ""));
-		pair = json_object_array_get_idx(dig(sum, "contention.top_pairs"), 0);
+		pair = json_object_array_get_idx(json_path(sum, "contention.top_pairs"), 0);
 		if (pair) {
 			const char *caller = str_at(pair, "caller", "unknown");
 
 			fprintf(f, "  worst pair: Type-%s%s, %.1f ms: ", str_at(pair, "type", "?"),
-				json_object_get_boolean(dig(pair, "c")) ? " (C)" : "",
-				json_object_get_double(dig(pair, "duration_us")) / 1e3);
-			side_print(f, dig(pair, "blocked"));
+				json_object_get_boolean(json_path(pair, "c")) ? " (C)" : "",
+				json_object_get_double(json_path(pair, "duration_us")) / 1e3);
+			side_print(f, json_path(pair, "blocked"));
 			fputs(" waited for ", f);
-			side_print(f, dig(pair, "blocker"));
+			side_print(f, json_path(pair, "blocker"));
 			fprintf(f, "; writer's caller %.*s", (int)strcspn(caller, "+"), caller);
 			if (str_at(pair, "vm_start", NULL) && str_at(pair, "vm_end", NULL))
 				fprintf(f, ", VMA %s-%s", str_at(pair, "vm_start", ""),
 					str_at(pair, "vm_end", ""));
 			fputc('\n', f);
 		}
-		callers = dig(sum, "contention.by_caller");
+		callers = json_path(sum, "contention.by_caller");
 		shown = 0;
 		for (size_t k = 0; shown < 3 && k < json_object_array_length(callers); k++) {
 			json_object *c = json_object_array_get_idx(callers, k);
-			int64_t a = json_object_get_int64(dig(c, "type_a_pairs"));
-			int64_t bp = json_object_get_int64(dig(c, "type_b_pairs"));
+			int64_t a = json_object_get_int64(json_path(c, "type_a_pairs"));
+			int64_t bp = json_object_get_int64(json_path(c, "type_b_pairs"));
 
 			if (!a && !bp)
 				continue;
 			fprintf(f, "%s%s (", shown++ ? ", " : "  writer callers: ", str_at(c, "caller", "?"));
 			if (a)
 				fprintf(f, "A %" PRId64 ", %.1f ms%s", a,
-					json_object_get_double(dig(c, "type_a_us")) / 1e3, bp ? "; " : "");
+					json_object_get_double(json_path(c, "type_a_us")) / 1e3, bp ? "; " : "");
 			if (bp)
 				fprintf(f, "B %" PRId64 ", %.1f ms", bp,
-					json_object_get_double(dig(c, "type_b_us")) / 1e3);
+					json_object_get_double(json_path(c, "type_b_us")) / 1e3);
 			fputc(')', f);
 		}
 		if (shown)
