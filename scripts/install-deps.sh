@@ -9,7 +9,7 @@
 # page), all (everything but bench).
 set -eu
 
-build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev
+build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev libdw-dev
 	libzstd-dev zlib1g-dev zstd gzip jq cppcheck clang libclang-rt-14-dev"
 kernel="linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs cpio bc flex bison
 	libelf-dev libssl-dev gcc-aarch64-linux-gnu ccache xz-utils kmod"

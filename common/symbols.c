@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef MMLOCK_HAVE_LIBDW
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#endif
+
+#include "symbols.h"
+#include "util.h"
+
+/* a maps line: addresses, perms, offset, dev, inode, then a path of at most PATH_MAX */
+#define MAPS_LINE_MAX	8192
+
+static int hex_field(const char **p, char stop, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	int n = 0;
+
+	for (; *s && *s != stop; s++, n++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else
+			return -1;
+		if (n >= 16)
+			return -1;
+		x = x << 4 | (uint64_t)d;
+	}
+	if (!n || *s != stop)
+		return -1;
+	*v = x;
+	*p = s + 1;
+	return 0;
+}
+
+/* "START-END PERMS OFFSET MAJ:MIN INODE [PATH]"; NULL or what was expected */
+static const char *maps_line(char *line, struct maps_entry *e)
+{
+	const char *p = line;
+	uint64_t dev, ino;
+	char *nl = strchr(line, '\n');
+
+	if (nl)
+		*nl = '\0';
+	if (hex_field(&p, '-', &e->start) || hex_field(&p, ' ', &e->end))
+		return "START-END in hex";
+	if (e->end <= e->start)
+		return "END above START";
+	if (strlen(p) < 5 || p[4] != ' ' || !strchr("r-", p[0]) || !strchr("w-", p[1]) ||
+	    !strchr("x-", p[2]) || !strchr("ps", p[3]))
+		return "permissions like r-xp";
+	e->exec = p[2] == 'x';
+	p += 5;
+	if (hex_field(&p, ' ', &e->pgoff))
+		return "the file offset in hex";
+	if (hex_field(&p, ':', &dev) || hex_field(&p, ' ', &dev))
+		return "the device as MAJOR:MINOR in hex";
+	for (ino = 0; *p >= '0' && *p <= '9'; p++)
+		ino = ino * 10 + (uint64_t)(*p - '0');
+	(void)ino;
+	if (*p && *p != ' ')
+		return "the inode in decimal";
+	while (*p == ' ')
+		p++;
+	e->path = xstrdup(p);
+	return NULL;
+}
+
+int maps_parse(const char *path, struct maps *maps, char **err)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, alloc = 0, lineno = 0;
+	ssize_t len;
+	const char *what = NULL;
+
+	maps->e = NULL;
+	maps->nr = 0;
+	*err = NULL;
+	if (!f) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct maps_entry e = { 0 };
+
+		lineno++;
+		if (len > MAPS_LINE_MAX)
+			what = "a line of at most 8192 bytes";
+		else if (lineno > MAPS_MAX_LINES)
+			what = "at most 2^20 mappings";
+		else
+			what = maps_line(line, &e);
+		if (!what && maps->nr && e.start < maps->e[maps->nr - 1].end)
+			what = "mappings in address order, not overlapping";
+		if (what) {
+			free(e.path);
+			break;
+		}
+		if (maps->nr == alloc) {
+			alloc = alloc ? alloc * 2 : 64;
+			maps->e = xrealloc(maps->e, alloc * sizeof(*maps->e));
+		}
+		maps->e[maps->nr++] = e;
+	}
+	free(line);
+	fclose(f);
+	if (what) {
+		*err = xasprintf("%s:%zu: expected %s", path, lineno, what);
+		maps_release(maps);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+const struct maps_entry *maps_find(const struct maps *maps, uint64_t addr)
+{
+	size_t lo = 0, hi = maps->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < maps->e[mid].start)
+			hi = mid;
+		else if (addr >= maps->e[mid].end)
+			lo = mid + 1;
+		else
+			return &maps->e[mid];
+	}
+	return NULL;
+}
+
+void maps_release(struct maps *maps)
+{
+	size_t i;
+
+	for (i = 0; i < maps->nr; i++)
+		free(maps->e[i].path);
+	free(maps->e);
+	maps->e = NULL;
+	maps->nr = 0;
+}
+
+/* One mapped file, opened once. */
+struct sym_file {
+	const char	*path;		/* as in the maps */
+#ifdef MMLOCK_HAVE_LIBDW
+	Dwfl		*dwfl;
+	Dwfl_Module	*mod;
+#endif
+	int		failed;
+};
+
+struct symbolizer {
+	const struct maps *maps;
+	char		*symfs;
+	struct sym_file	*files;
+	size_t		nr, alloc;
+};
+
+struct symbolizer *symbolizer_new(const struct maps *maps, const char *symfs)
+{
+	struct symbolizer *sz = calloc(1, sizeof(*sz));
+
+	if (!sz) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sz->maps = maps;
+	if (symfs && !(sz->symfs = strdup(symfs))) {
+		free(sz);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sz;
+}
+
+#ifdef MMLOCK_HAVE_LIBDW
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf	= dwfl_build_id_find_elf,
+	.find_debuginfo	= dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The file under --symfs when there is one, else the path itself. */
+static int open_mapped(const struct symbolizer *sz, const char *path)
+{
+	int fd = -1;
+
+	if (sz->symfs) {
+		char *p = xasprintf("%s/%s", sz->symfs, path);
+
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		free(p);
+	}
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
+static void sym_file_open(const struct symbolizer *sz, struct sym_file *f)
+{
+	int fd = open_mapped(sz, f->path);
+
+	f->failed = 1;
+	if (fd < 0)
+		return;
+	f->dwfl = dwfl_begin(&offline_callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		return;
+	}
+	/*
+	 * Base 0, p_vaddr not added: the module's addresses are the ELF's own,
+	 * whatever address the process loaded it at.  dwfl owns fd from here.
+	 */
+	f->mod = dwfl_report_elf(f->dwfl, f->path, f->path, fd, 0, false);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (f->mod)
+		f->failed = 0;
+}
+
+/* The ELF address that file offset @off is loaded from, per PT_LOAD. */
+static int offset_to_elf(Dwfl_Module *mod, uint64_t off, uint64_t *addr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t i, n;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
+			*addr = off - ph.p_offset + ph.p_vaddr + bias;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void sym_file_lookup(struct sym_file *f, struct symbol_info *si)
+{
+	GElf_Off symoff = 0;
+	GElf_Sym sym;
+	const char *name, *src;
+	Dwfl_Line *l;
+	uint64_t a;
+	int line = 0;
+
+	if (offset_to_elf(f->mod, si->file_offset, &a))
+		return;
+	si->elf_addr = a;
+	name = dwfl_module_addrinfo(f->mod, a, &symoff, &sym, NULL, NULL, NULL);
+	if (name) {
+		si->function = xstrdup(name);
+		si->function_offset = symoff;
+	}
+	l = dwfl_module_getsrc(f->mod, a);
+	if (l && (src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)) && line > 0) {
+		const char *dir = dwfl_line_comp_dir(l);
+
+		/* a relative name is the compilation directory's, as addr2line prints it */
+		si->source = src[0] != '/' && dir ? xasprintf("%s/%s", dir, src) : xstrdup(src);
+		si->line = line;
+	}
+}
+#endif
+
+static struct sym_file *sym_file_get(struct symbolizer *sz, const char *path)
+{
+	struct sym_file *f;
+	size_t i;
+
+	for (i = 0; i < sz->nr; i++)
+		if (sz->files[i].path == path || !strcmp(sz->files[i].path, path))
+			return &sz->files[i];
+	if (sz->nr == sz->alloc) {
+		sz->alloc = sz->alloc ? sz->alloc * 2 : 8;
+		sz->files = xrealloc(sz->files, sz->alloc * sizeof(*sz->files));
+	}
+	f = &sz->files[sz->nr++];
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+#ifdef MMLOCK_HAVE_LIBDW
+	sym_file_open(sz, f);
+#else
+	f->failed = 1;
+#endif
+	return f;
+}
+
+int symbolizer_resolve(struct symbolizer *sz, uint64_t addr, struct symbol_info *out)
+{
+	const struct maps_entry *e = maps_find(sz->maps, addr);
+	struct sym_file *f;
+
+	memset(out, 0, sizeof(*out));
+	/* "[vdso]", "[heap]", anonymous: no file to look into */
+	if (!e || e->path[0] != '/') {
+		errno = ENOENT;
+		return -1;
+	}
+	out->path = e->path;
+	out->file_offset = addr - e->start + e->pgoff;
+	f = sym_file_get(sz, e->path);
+#ifdef MMLOCK_HAVE_LIBDW
+	if (!f->failed)
+		sym_file_lookup(f, out);
+#else
+	(void)f;
+#endif
+	return 0;
+}
+
+void symbolizer_free(struct symbolizer *sz)
+{
+	size_t i;
+
+	if (!sz)
+		return;
+	for (i = 0; i < sz->nr; i++) {
+#ifdef MMLOCK_HAVE_LIBDW
+		if (sz->files[i].dwfl)
+			dwfl_end(sz->files[i].dwfl);
+#endif
+	}
+	free(sz->files);
+	free(sz->symfs);
+	free(sz);
+}
+
+void symbol_info_release(struct symbol_info *si)
+{
+	free(si->function);
+	free(si->source);
+	si->function = NULL;
+	si->source = NULL;
+}
+
+char *symbol_format(const struct symbol_info *si)
+{
+	char *fn = NULL, *src = NULL, *s;
+
+	if (si->function)
+		fn = xasprintf("%s+0x%" PRIx64 " ", si->function, si->function_offset);
+	if (si->source)
+		src = xasprintf("(%s:%d) ", si->source, si->line);
+	s = xasprintf("%s%sin %s+0x%" PRIx64, fn ? fn : "", src ? src : "",
+		      si->path ? si->path : "?", si->file_offset);
+	free(fn);
+	free(src);
+	return s;
+}
