@@ -27,7 +27,7 @@ enum slot_anomaly {
 enum wait_kind { WAIT_FAULT, WAIT_VMA, WAIT_MMAP, WAIT_NR };
 
 /* get_word() for the word "unknown", which any enumeration may print */
-#define LOCK_UNKNOWN	1000
+#define LOCK_UNKNOWN	PARSE_WORD_UNKNOWN
 
 #define STACK_LEN	192
 #define CALLER_LEN	96
@@ -316,19 +316,12 @@ struct analysis {
 	uint64_t		an_fault_wait_outside, an_retry_outside, an_truncated;
 	uint64_t		an_backwards;
 
-	/* event name lookups: an mmlock_event id, or EV_X_BASE + an evset_extra_id */
-	const char		*names[MMLOCK_EV_NR + EVSET_X_NR];
-	int			name_ids[MMLOCK_EV_NR + EVSET_X_NR];
-	int			nr_names;
-
 	/* stack block being read */
 	struct task		*stack_task;
 	int			stack_cpu;
 	char			stack_buf[STACK_LEN];
 	int			stack_frames;
 };
-
-#define EV_X_BASE	1000	/* event ids of the stock additions, evset.h */
 
 extern const char *const slot_names[SLOT_NR];
 extern const char *const slot_anomaly_names[SA_NR];

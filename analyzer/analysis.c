@@ -52,50 +52,6 @@ static void call_put(struct call *c)
 	}
 }
 
-static uint64_t get_hex(const struct parsed_line *pl, const char *key, int *found)
-{
-	const char *v = parsed_get(pl, key);
-
-	if (found)
-		*found = v != NULL;
-	return v ? strtoull(v, NULL, 16) : 0;
-}
-
-static long long get_dec(const struct parsed_line *pl, const char *key, long long dflt)
-{
-	const char *v = parsed_get(pl, key);
-	char *end;
-	long long r;
-
-	if (!v || !*v)
-		return dflt;
-	r = strtoll(v, &end, 10);
-	return end == v ? dflt : r;
-}
-
-/* 0/1 of our events, false/true of the stock ones */
-static int get_bool(const struct parsed_line *pl, const char *key)
-{
-	const char *v = parsed_get(pl, key);
-
-	return v && (!strcmp(v, "1") || !strcmp(v, "true"));
-}
-
-/*
- * The index of a field's enumeration word; LOCK_UNKNOWN for the word
- * "unknown" (version 2 of the contract prints it for a path nobody annotated,
- * whether or not this build's word table lists it), -1 when absent or not a
- * word of the list.
- */
-static int get_word(const struct parsed_line *pl, const char *key, const char *const *words)
-{
-	const char *v = parsed_get(pl, key);
-
-	if (v && !strcmp(v, "unknown"))
-		return LOCK_UNKNOWN;
-	return v ? mmlock_word_index(words, v) : -1;
-}
-
 static void copy_str(char *dst, size_t size, const char *src)
 {
 	size_t n = src ? strlen(src) : 0;
@@ -1034,35 +990,34 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 	/* a lost end can no longer arrive once the slot begins again */
 	t->absorb[SLOT_FAULT] = t->absorb[SLOT_FAULT_WAIT] = 0;
 	c = call_new(pl->ts_ns);
-	c->mm = get_hex(pl, "mm", NULL);
-	c->vma = get_hex(pl, "vma", NULL);
-	c->vm_start = get_hex(pl, "vm_start", NULL);
-	c->vm_end = get_hex(pl, "vm_end", NULL);
-	c->ino = (unsigned long)get_dec(pl, "ino", 0);
-	copy_str(c->dev, sizeof(c->dev), parsed_get(pl, "dev"));
+	c->mm = pl_hex(pl, PF_MM);
+	c->vma = pl_hex(pl, PF_VMA);
+	c->vm_start = pl_hex(pl, PF_VM_START);
+	c->vm_end = pl_hex(pl, PF_VM_END);
+	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
+	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
 	t->fault = c;
 	t->fault_cpu = pl->cpu;
 	t->fault_epoch = cpu_epoch(an, pl->cpu);
 	set_stack_target(an, t, c, pl->cpu);
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_FAULT);
-	lifecycle_fault(an->lc, c->mm, get_hex(pl, "address", NULL), pl->ts_ns);
+	lifecycle_fault(an->lc, c->mm, pl_hex(pl, PF_ADDRESS), pl->ts_ns);
 }
 
 static void on_fault_wait_start(struct analysis *an, struct task *t,
 				const struct parsed_line *pl)
 {
 	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
-	int found;
 
 	if (t->fw) {
 		anomaly(an, SLOT_FAULT_WAIT, SA_BEGIN_NESTED);
 		drop_fault_wait(an, t);
 	}
 	t->absorb[SLOT_FAULT_WAIT] = 0;
-	iv->mm = get_hex(pl, "mm", NULL);
-	iv->vma = get_hex(pl, "vma", &found);
-	iv->has_vma = found;
-	iv->lock = get_word(pl, "lock", mmlock_words_fault_lock);
+	iv->mm = pl_hex(pl, PF_MM);
+	iv->vma = pl_hex(pl, PF_VMA);
+	iv->has_vma = pl_has(pl, PF_VMA);
+	iv->lock = pl_lock(pl, PF_LOCK);
 	if (t->fault) {
 		iv->call = call_get(t->fault);
 	} else {
@@ -1112,7 +1067,7 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 {
 	struct call *g;
 
-	count_reason(&an->retry_reasons, parsed_get(pl, "reason"));
+	count_reason(&an->retry_reasons, pl_str(pl, PF_REASON));
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_RETRY);
 	if (!t->fault)
 		an->an_retry_outside++;
@@ -1121,13 +1076,13 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 		call_put(t->gap);
 	}
 	g = call_new(pl->ts_ns);
-	g->mm = get_hex(pl, "mm", NULL);
+	g->mm = pl_hex(pl, PF_MM);
 	if (t->fault) {
 		g->vma = t->fault->vma;
 		g->vm_start = t->fault->vm_start;
 		g->vm_end = t->fault->vm_end;
 	} else {
-		g->vma = get_hex(pl, "vma", NULL);
+		g->vma = pl_hex(pl, PF_VMA);
 	}
 	t->gap = g;
 	t->gap_cpu = pl->cpu;
@@ -1144,7 +1099,7 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 		anomaly(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
 		drop_fault_wait(an, t);
 	}
-	if (get_bool(pl, "major"))
+	if (pl_bool(pl, PF_MAJOR))
 		an->major_count++;
 	call_put(t->fault);
 	t->fault = NULL;
@@ -1153,16 +1108,16 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 static void on_vma_write_begin(struct analysis *an, struct task *t,
 			       const struct parsed_line *pl)
 {
-	const char *caller = parsed_get(pl, "caller");
+	const char *caller = pl_str(pl, PF_CALLER);
 	struct caller_stat *cs = caller_stat(an, caller);
 	struct call *c;
 
 	cs->count++;
 	count_reason(&an->by_syscall, writer_syscall(cs->name));
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
-	if (get_dec(pl, "ino", 0))
+	if (pl_dec(pl, PF_INO, 0))
 		an->file_backed++;
-	if (get_bool(pl, "anon"))
+	if (pl_bool(pl, PF_ANON))
 		an->anonymous++;
 	if (t->vwrite) {
 		anomaly(an, SLOT_VMA_WRITE, SA_BEGIN_NESTED);
@@ -1170,12 +1125,12 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	}
 	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
 	c = call_new(pl->ts_ns);
-	c->mm = get_hex(pl, "mm", NULL);
-	c->vma = get_hex(pl, "vma", NULL);
-	c->vm_start = get_hex(pl, "vm_start", NULL);
-	c->vm_end = get_hex(pl, "vm_end", NULL);
-	c->ino = (unsigned long)get_dec(pl, "ino", 0);
-	copy_str(c->dev, sizeof(c->dev), parsed_get(pl, "dev"));
+	c->mm = pl_hex(pl, PF_MM);
+	c->vma = pl_hex(pl, PF_VMA);
+	c->vm_start = pl_hex(pl, PF_VM_START);
+	c->vm_end = pl_hex(pl, PF_VM_END);
+	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
+	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
 	copy_str(c->caller, sizeof(c->caller), caller);
 	t->vwrite = c;
 	t->vwrite_cpu = pl->cpu;
@@ -1193,24 +1148,23 @@ static void on_vma_wait_start(struct analysis *an, struct task *t,
 			      const struct parsed_line *pl)
 {
 	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
-	int found;
 
 	if (t->vw) {
 		anomaly(an, SLOT_VMA_WAIT, SA_BEGIN_NESTED);
 		drop_vma_wait(an, t);
 	}
 	t->absorb[SLOT_VMA_WAIT] = 0;
-	iv->mm = get_hex(pl, "mm", NULL);
-	iv->vma = get_hex(pl, "vma", &found);
-	iv->has_vma = found;
+	iv->mm = pl_hex(pl, PF_MM);
+	iv->vma = pl_hex(pl, PF_VMA);
+	iv->has_vma = pl_has(pl, PF_VMA);
 	if (t->vwrite) {
 		iv->call = call_get(t->vwrite);
 	} else {
 		iv->call = call_new(pl->ts_ns);
 		iv->call->mm = iv->mm;
 		iv->call->vma = iv->vma;
-		iv->call->vm_start = get_hex(pl, "vm_start", NULL);
-		iv->call->vm_end = get_hex(pl, "vm_end", NULL);
+		iv->call->vm_start = pl_hex(pl, PF_VM_START);
+		iv->call->vm_end = pl_hex(pl, PF_VM_END);
 	}
 	t->vw = iv;
 	list_append(an, L_OPEN_VW, iv);
@@ -1245,8 +1199,10 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 	close_vw(an, iv);
 }
 
-static void on_vma_write_done(struct analysis *an, struct task *t)
+static void on_vma_write_done(struct analysis *an, struct task *t,
+			     const struct parsed_line *pl)
 {
+	(void)pl;
 	if (!t->vwrite) {
 		end_without_begin(an, t, SLOT_VMA_WRITE);
 		return;
@@ -1312,22 +1268,22 @@ static void sfault_end(struct task *t)
 static void on_page_fault(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			  int user)
 {
-	int found;
-
 	sfault_end(t);
 	if (!user)
 		return;
 	t->sfault = call_new(pl->ts_ns);
-	t->sfault->vm_start = (unsigned long)get_hex(pl, "address", &found);
-	if (found)
+	t->sfault->vm_start = (unsigned long)pl_hex(pl, PF_ADDRESS);
+	if (pl_has(pl, PF_ADDRESS))
 		t->sfault->flags |= CALL_SF_ADDR;
 	t->sfault_cpu = pl->cpu;
 	t->sfault_epoch = cpu_epoch(an, pl->cpu);
 }
 
 /* filemap:mm_filemap_fault inside the fault: it reached filemap_fault(). */
-static void on_stock_filemap_fault(struct task *t, const struct parsed_line *pl)
+static void on_stock_filemap_fault(struct analysis *an, struct task *t,
+				   const struct parsed_line *pl)
 {
+	(void)an;
 	if (!t->sfault || (t->sfault->flags & CALL_SF_REACHED))
 		return;
 	t->sfault->flags |= CALL_SF_REACHED;
@@ -1429,7 +1385,7 @@ static void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s
 static void on_contention_begin(struct analysis *an, struct task *t,
 				const struct parsed_line *pl)
 {
-	const char *flags = parsed_get(pl, "flags");
+	const char *flags = pl_str(pl, PF_FLAGS);
 	struct ival *iv, *call;
 	struct mmslot *s;
 	int write;
@@ -1459,7 +1415,7 @@ static void on_contention_begin(struct analysis *an, struct task *t,
 	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	iv->mm = s->mm;
 	iv->write = call->write;
-	iv->lock_addr = get_hex(pl, "lock_addr", NULL);
+	iv->lock_addr = pl_hex(pl, PF_LOCK_ADDR);
 	iv->flags = IV_SW;
 	/*
 	 * The Type-B fault side: a retry call that sleeps, after the retry's
@@ -1494,7 +1450,7 @@ static void on_contention_end(struct analysis *an, struct task *t, const struct 
 	struct ival *iv = t->cw;
 	uint64_t ns;
 
-	if (!iv || iv->lock_addr != get_hex(pl, "lock_addr", NULL))
+	if (!iv || iv->lock_addr != pl_hex(pl, PF_LOCK_ADDR))
 		return;
 	t->cw = NULL;
 	if (pl->ts_ns < iv->start) {
@@ -1708,9 +1664,9 @@ static void swriter_fold(struct analysis *an, struct ival *m)
 static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			    int stock)
 {
-	uint64_t mm = get_hex(pl, "mm", NULL);
+	uint64_t mm = pl_hex(pl, PF_MM);
 	struct mmslot *s = mmslot_get(an, t, mm, stock);
-	int write = get_bool(pl, "write");
+	int write = pl_bool(pl, PF_WRITE);
 	struct ival *iv;
 
 	if (s->wait) {
@@ -1747,7 +1703,7 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 		m->write = 1;
 		m->flags = IV_ACQ;
 		m->call = call_new(pl->ts_ns);
-		copy_str(m->call->caller, sizeof(m->call->caller), parsed_get(pl, "caller"));
+		copy_str(m->call->caller, sizeof(m->call->caller), pl_str(pl, PF_CALLER));
 		s->acq = m;
 		list_append(an, L_OPEN_M, m);
 		set_stack_target(an, t, m->call, pl->cpu);
@@ -1808,10 +1764,10 @@ static void close_acq(struct analysis *an, struct mmslot *s, uint64_t ts)
 static void mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			  int stock)
 {
-	uint64_t mm = get_hex(pl, "mm", NULL);
+	uint64_t mm = pl_hex(pl, PF_MM);
 	struct mmslot *s = mmslot_get(an, t, mm, stock);
-	int write = get_bool(pl, "write");
-	int success = get_bool(pl, "success");
+	int write = pl_bool(pl, PF_WRITE);
+	int success = pl_bool(pl, PF_SUCCESS);
 	struct ival *iv = s->wait;
 	uint64_t ns;
 
@@ -1878,10 +1834,10 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
 			  int stock)
 {
-	uint64_t mm = get_hex(pl, "mm", NULL);
+	uint64_t mm = pl_hex(pl, PF_MM);
 	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	/* a stock downgrade (acquire_returned write=false) ends the write hold */
-	int write = get_bool(pl, "write") ||
+	int write = pl_bool(pl, PF_WRITE) ||
 		    (stock && !strcmp(pl->event, "mmap_lock_acquire_returned"));
 	struct ival *h = s->hold;
 	uint64_t us;
@@ -1919,20 +1875,19 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 		close_sm(an, s, pl->ts_ns);
 }
 
-static void on_sched_switch(struct analysis *an, const struct parsed_line *pl)
+/* @t is NULL: the line names two other tasks, not its own */
+static void on_sched_switch(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	long long pp = get_dec(pl, "prev_pid", -1), np = get_dec(pl, "next_pid", -1);
-
-	struct task *t;
+	long long pp = pl_dec(pl, PF_PREV_PID, -1), np = pl_dec(pl, PF_NEXT_PID, -1);
 
 	if (pp > 0 && pp <= INT_MAX) {
 		t = task_get(an, (int)pp);
-		t->sched_prio = (int)get_dec(pl, "prev_prio", -1);
+		t->sched_prio = (int)pl_dec(pl, PF_PREV_PRIO, -1);
 		task_settle_idle(an, t);
 	}
 	if (np > 0 && np <= INT_MAX) {
 		t = task_get(an, (int)np);
-		t->sched_prio = (int)get_dec(pl, "next_prio", -1);
+		t->sched_prio = (int)pl_dec(pl, PF_NEXT_PRIO, -1);
 		task_settle_idle(an, t);
 	}
 }
@@ -2103,30 +2058,110 @@ static void settle_task(struct analysis *an, struct task *t)
 		sfault_end(t);
 }
 
-/*
- * The event a line names: an mmlock_event id, EV_X_BASE + an evset_extra_id
- * for the stock-event mode's additions, or -1.  Most lines name one of a few
- * events: the lookups are remembered.
- */
-static int event_by_name(struct analysis *an, const char *name)
-{
-	const struct mmlock_event *ev;
-	int i, x;
+/* ---- the handlers the contract's event lists name ------------------------ */
 
-	for (i = 0; i < an->nr_names; i++)
-		if (!strcmp(an->names[i], name))
-			return an->name_ids[i];
-	x = evset_extra_find(name);
-	ev = x < 0 ? mmlock_event_find(name) : NULL;
-	if (ev && an->nr_names < (int)ARRAY_SIZE(an->names)) {
-		an->names[an->nr_names] = ev->name;
-		an->name_ids[an->nr_names++] = (int)ev->id;
-	} else if (x >= 0 && an->nr_names < (int)ARRAY_SIZE(an->names)) {
-		an->names[an->nr_names] = evset_extras[x].name;
-		an->name_ids[an->nr_names++] = EV_X_BASE + x;
-	}
-	return ev ? (int)ev->id : x >= 0 ? EV_X_BASE + x : -1;
+static void on_read_fail(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	(void)t;
+	count_reason(&an->read_fail, pl_str(pl, PF_REASON));
 }
+
+static void on_fallback(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	count_reason(&an->fallback, pl_str(pl, PF_REASON));
+	/* a file fault that dropped its lock for I/O, now going to mmap_lock */
+	if (t->gap)
+		count_reason(&an->fallback_after_retry, pl_str(pl, PF_REASON));
+}
+
+/*
+ * After an end of the mmap_lock events: a slot with nothing open goes, one
+ * per (pid, mm) would add up.  (A start leaves its slot holding what it
+ * opened.)
+ */
+static void mmslot_settle(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock)
+{
+	mmslot_release(an, t, pl_hex(pl, PF_MM), stock);
+}
+
+static void on_mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_wait_start(an, t, pl, 0);
+}
+
+static void on_mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_wait_end(an, t, pl, 0);
+	mmslot_settle(an, t, pl, 0);
+}
+
+static void on_mmap_hold_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_hold_start(an, t, mmslot_get(an, t, pl_hex(pl, PF_MM), 0), pl,
+			pl_bool(pl, PF_WRITE), 0);
+}
+
+static void on_mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_hold_end(an, t, pl, 0);
+	mmslot_settle(an, t, pl, 0);
+}
+
+static void on_stock_start_locking(struct analysis *an, struct task *t,
+				   const struct parsed_line *pl)
+{
+	mmap_wait_start(an, t, pl, 1);
+}
+
+static void on_stock_acquire_returned(struct analysis *an, struct task *t,
+				      const struct parsed_line *pl)
+{
+	mmap_wait_end(an, t, pl, 1);
+	mmslot_settle(an, t, pl, 1);
+}
+
+static void on_stock_released(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	mmap_hold_end(an, t, pl, 1);
+	mmslot_settle(an, t, pl, 1);
+}
+
+static void on_page_fault_user(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	on_page_fault(an, t, pl, 1);
+}
+
+static void on_page_fault_kernel(struct analysis *an, struct task *t,
+				 const struct parsed_line *pl)
+{
+	on_page_fault(an, t, pl, 0);
+}
+
+static void on_process_exit(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	(void)an;
+	(void)pl;
+	sfault_end(t);
+}
+
+typedef void (*event_handler)(struct analysis *an, struct task *t, const struct parsed_line *pl);
+
+/* perf builtin-lock's handler table, expanded from the contract's lists. */
+static const event_handler handlers[PARSE_EV_NR] = {
+#define EVENT_HANDLER(id, sys, name, fam, handler) [MMLOCK_EV_##id] = on_##handler,
+	MMLOCK_CUSTOM_EVENTS(EVENT_HANDLER)
+	MMLOCK_STOCK_EVENTS(EVENT_HANDLER)
+#undef EVENT_HANDLER
+#define EXTRA_HANDLER(id, sys, name, filter, handler) \
+	[PARSE_EV_X(EVSET_X_##id)] = on_##handler,
+	EVSET_EXTRAS(EXTRA_HANDLER)
+#undef EXTRA_HANDLER
+};
 
 void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 {
@@ -2169,24 +2204,20 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		an->first_ts = pl->ts_ns;
 		an->first_ts_set = 1;
 	}
-	id = event_by_name(an, pl->event);
-	if (id < 0) {
+	id = pl->id;
+	if (id < 0 || id >= PARSE_EV_NR || !handlers[id]) {
 		an->other_events++;
 		return;
 	}
-	if (id < MMLOCK_EV_NR) {
+	if (id < MMLOCK_EV_NR)
 		an->ev_count[id]++;
-	} else {
-		unsigned int x = (unsigned int)(id - EV_X_BASE);
-
-		if (x < EVSET_X_NR)
-			an->x_count[x]++;
-	}
+	else
+		an->x_count[id - MMLOCK_EV_NR]++;
 	if (id == MMLOCK_EV_SCHED_SWITCH) {
-		on_sched_switch(an, pl);
+		on_sched_switch(an, NULL, pl);
 		return;
 	}
-	v = get_dec(pl, "pid", pl->pid);
+	v = pl_dec(pl, PF_PID, pl->pid);
 	t = task_get(an, (int)v);
 	settle_task(an, t);
 	if (t->seen && pl->ts_ns < t->last_ts)
@@ -2195,10 +2226,10 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	t->last_ts = pl->ts_ns;
 	if (pl->comm)
 		copy_str(t->comm, sizeof(t->comm), pl->comm);
-	v = get_dec(pl, "tgid", pl->tgid);
+	v = pl_dec(pl, PF_TGID, pl->tgid);
 	if (v >= 0)
 		t->tgid = (int)v;
-	t->prio = (int)get_dec(pl, "prio", t->sched_prio);
+	t->prio = (int)pl_dec(pl, PF_PRIO, t->sched_prio);
 	if (t->prio < -1 || t->prio > 1000)
 		t->prio = -1;	/* a kernel prio is 0..139: not a number to compare */
 	if (t->ps) {
@@ -2206,103 +2237,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
 	}
 	stack_target_put(t);
-
-	switch (id) {
-	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
-		on_fault_begin(an, t, pl);
-		break;
-	case MMLOCK_EV_FILEMAP_FAULT_WAIT_START:
-		on_fault_wait_start(an, t, pl);
-		break;
-	case MMLOCK_EV_FILEMAP_FAULT_WAIT_END:
-		on_fault_wait_end(an, t, pl);
-		break;
-	case MMLOCK_EV_FILEMAP_FAULT_RETRY:
-		on_fault_retry(an, t, pl);
-		break;
-	case MMLOCK_EV_FILEMAP_FAULT_END:
-		on_fault_end(an, t, pl);
-		break;
-	case MMLOCK_EV_VMA_START_WRITE_BEGIN:
-		on_vma_write_begin(an, t, pl);
-		break;
-	case MMLOCK_EV_VMA_START_WRITE_WAIT_START:
-		on_vma_wait_start(an, t, pl);
-		break;
-	case MMLOCK_EV_VMA_START_WRITE_WAIT_END:
-		on_vma_wait_end(an, t, pl);
-		break;
-	case MMLOCK_EV_VMA_START_WRITE_DONE:
-		on_vma_write_done(an, t);
-		break;
-	case MMLOCK_EV_VMA_START_READ_FAIL:
-		count_reason(&an->read_fail, parsed_get(pl, "reason"));
-		break;
-	case MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK:
-		count_reason(&an->fallback, parsed_get(pl, "reason"));
-		/* a file fault that dropped its lock for I/O, now going to mmap_lock */
-		if (t->gap)
-			count_reason(&an->fallback_after_retry, parsed_get(pl, "reason"));
-		break;
-	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
-		an->custom_mmap_seen = 1;
-		mmap_wait_start(an, t, pl, 0);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
-		an->custom_mmap_seen = 1;
-		mmap_wait_end(an, t, pl, 0);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
-		an->custom_mmap_seen = 1;
-		mmap_hold_start(an, t, mmslot_get(an, t, get_hex(pl, "mm", NULL), 0), pl,
-				get_bool(pl, "write"), 0);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
-		an->custom_mmap_seen = 1;
-		mmap_hold_end(an, t, pl, 0);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_START_LOCKING:
-		mmap_wait_start(an, t, pl, 1);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
-		mmap_wait_end(an, t, pl, 1);
-		break;
-	case MMLOCK_EV_MMAP_LOCK_RELEASED:
-		mmap_hold_end(an, t, pl, 1);
-		break;
-	case MMLOCK_EV_MM_FILEMAP_FAULT:
-		on_stock_filemap_fault(t, pl);
-		break;
-	case EV_X_BASE + EVSET_X_CONTENTION_BEGIN:
-		on_contention_begin(an, t, pl);
-		break;
-	case EV_X_BASE + EVSET_X_CONTENTION_END:
-		on_contention_end(an, t, pl);
-		break;
-	case EV_X_BASE + EVSET_X_PAGE_FAULT_USER:
-	case EV_X_BASE + EVSET_X_PAGE_FAULT_KERNEL:
-		on_page_fault(an, t, pl, id == EV_X_BASE + EVSET_X_PAGE_FAULT_USER);
-		break;
-	case EV_X_BASE + EVSET_X_PROCESS_EXIT:
-		sfault_end(t);
-		break;
-	default:
-		break;
-	}
-	switch (id) {
-	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
-	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
-	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
-	case MMLOCK_EV_MMAP_LOCK_RELEASED:
-		/*
-		 * A slot with nothing open goes: one per (pid, mm) would add up.
-		 * (A start leaves its slot holding what it opened.)
-		 */
-		mmslot_release(an, t, get_hex(pl, "mm", NULL), id >= MMLOCK_EV_NR_CUSTOM);
-		break;
-	default:
-		break;
-	}
+	handlers[id](an, t, pl);
 	task_settle_idle(an, t);
 }
 

@@ -15,6 +15,174 @@
 #include "lost.h"
 #include "parse.h"
 
+const struct parse_field_desc parse_fields[PF_NR] = {
+#define PARSE_FIELD_DESC(id, key, conv) [PF_##id] = { #key, PCONV_##conv },
+	PARSE_FIELDS(PARSE_FIELD_DESC)
+#undef PARSE_FIELD_DESC
+};
+
+/*
+ * Event names and field keys are found by a hash of their length and three
+ * of their bytes, then one compare: no string compares per candidate.  The
+ * tables are filled on first use from the contract, the evset additions and
+ * PARSE_FIELDS.
+ */
+#define NAME_SLOTS	256	/* a power of two, several times the names */
+
+struct name_slot {
+	const char	*name;		/* NULL: free */
+	unsigned int	len;
+	int		val;
+};
+
+static struct name_slot event_slots[NAME_SLOTS], field_slots[NAME_SLOTS];
+static unsigned char key_char[256];	/* [A-Za-z0-9_] */
+static signed char hex_val[256];	/* 0..15, -1 for a byte that is no hex digit */
+static int tables_ready;
+
+static unsigned int name_hash(const char *s, size_t len)
+{
+	uint32_t h = (uint32_t)len * 0x9e3779b1u;
+
+	h ^= (unsigned char)s[0] * 0x85ebca6bu;
+	h ^= (unsigned char)s[len - 1] * 0xc2b2ae35u;
+	h ^= (unsigned char)s[len / 2] * 0x27d4eb2fu;
+	return (h ^ h >> 15) & (NAME_SLOTS - 1);
+}
+
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+	while (n--)
+		if (*a++ != *b++)
+			return 0;
+	return 1;
+}
+
+static void name_put(struct name_slot *t, const char *name, int val)
+{
+	size_t len = strlen(name);
+	unsigned int i;
+
+	for (i = name_hash(name, len); t[i].name; i = (i + 1) & (NAME_SLOTS - 1))
+		if (t[i].len == len && same_bytes(t[i].name, name, len))
+			return;		/* the first wins, as in a lookup in list order */
+	t[i].name = name;
+	t[i].len = (unsigned int)len;
+	t[i].val = val;
+}
+
+/* @len >= 1 */
+static int name_get(const struct name_slot *t, const char *s, size_t len)
+{
+	unsigned int i;
+
+	for (i = name_hash(s, len); t[i].name; i = (i + 1) & (NAME_SLOTS - 1))
+		if (t[i].len == len && same_bytes(t[i].name, s, len))
+			return t[i].val;
+	return -1;
+}
+
+static void tables_fill(void)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		key_char[i] = isalnum(i) || i == '_';
+		hex_val[i] = (signed char)(isdigit(i) ? i - '0' :
+					   isxdigit(i) ? (i | 0x20) - 'a' + 10 : -1);
+	}
+	/* the stock-mode additions first: analysis always looked them up first */
+	for (i = 0; i < EVSET_X_NR; i++)
+		name_put(event_slots, evset_extras[i].name, PARSE_EV_X(i));
+	for (i = 0; i < MMLOCK_EV_NR; i++)
+		if (mmlock_events[i].name)
+			name_put(event_slots, mmlock_events[i].name, (int)mmlock_events[i].id);
+	for (i = 0; i < PF_NR; i++)
+		name_put(field_slots, parse_fields[i].key, i);
+	tables_ready = 1;
+}
+
+/* strtoull(v, NULL, 16), without the call for the plain digits the kernel prints. */
+static uint64_t conv_hex(const char *v)
+{
+	uint64_t n = 0;
+	int i, d;
+
+	for (i = 0; i < 16 && (d = hex_val[(unsigned char)v[i]]) >= 0; i++)
+		n = n << 4 | (uint64_t)d;
+	if (!i || (i == 16 && hex_val[(unsigned char)v[16]] >= 0) ||
+	    (v[0] == '0' && (v[1] | 0x20) == 'x'))
+		return strtoull(v, NULL, 16);	/* blanks, a sign, 0x, saturation */
+	return n;
+}
+
+/* strtoll(v, &end, 10) when it reads digits: 1 and *out, else 0. */
+static int conv_dec(const char *v, long long *out)
+{
+	long long n = 0;
+	char *end;
+	int i;
+
+	if (!*v)
+		return 0;
+	for (i = 0; i < 18 && (unsigned int)(v[i] - '0') < 10; i++)
+		n = n * 10 + (v[i] - '0');
+	if (i && (unsigned int)(v[i] - '0') >= 10) {
+		*out = n;
+		return 1;
+	}
+	n = strtoll(v, &end, 10);		/* blanks, a sign, saturation */
+	if (end == v)
+		return 0;
+	*out = n;
+	return 1;
+}
+
+static void convert(struct parsed_line *out, enum parse_field f)
+{
+	const char *v = out->str[f];
+	long long n;
+
+	switch (parse_fields[f].conv) {
+	case PCONV_HEX:
+		out->num[f] = conv_hex(v);
+		break;
+	case PCONV_DEC:
+		if (conv_dec(v, &n)) {
+			out->num[f] = (uint64_t)n;
+			out->num_ok |= 1u << f;
+		}
+		break;
+	case PCONV_BOOL:
+		out->num[f] = (v[0] == '1' && !v[1]) || !strcmp(v, "true");
+		break;
+	case PCONV_LOCK:
+		out->num[f] = (uint64_t)(int64_t)(!strcmp(v, "unknown") ? PARSE_WORD_UNKNOWN :
+						  mmlock_word_index(mmlock_words_fault_lock, v));
+		break;
+	case PCONV_STR:
+		break;
+	}
+}
+
+/* The first value of a field is its value, as parsed_get() finds it. */
+static void set_field(struct parsed_line *out, int f, const char *v)
+{
+	if (f < 0 || out->have >> f & 1)
+		return;
+	out->have |= 1u << f;
+	out->str[f] = v;
+}
+
+/* Once every value has its end: convert each field once. */
+static void convert_fields(struct parsed_line *out)
+{
+	uint32_t m;
+
+	for (m = out->have; m; m &= m - 1)
+		convert(out, (enum parse_field)__builtin_ctz(m));
+}
+
 /* How far back a CPU bracket looks: blanks before it, a "(  TGID)" column. */
 #define MAX_GAP		64
 #define MAX_TGID_COL	24
@@ -29,6 +197,24 @@ static int is_digits(const char *s, const char *end)
 	return 1;
 }
 
+static int is_digit(char c)
+{
+	return (unsigned int)(c - '0') < 10;
+}
+
+/* The TGID column's number: strtoll() of its digits, -1 without or past INT_MAX. */
+static int read_int(const char *t)
+{
+	uint64_t v = 0;
+
+	if (!is_digit(*t))
+		return -1;
+	for (; is_digit(*t); t++)
+		if ((v = v * 10 + (uint64_t)(*t - '0')) > INT_MAX)
+			return -1;
+	return (int)v;
+}
+
 static const char *skip_spaces(const char *s)
 {
 	while (*s == ' ' || *s == '\t')
@@ -39,13 +225,19 @@ static const char *skip_spaces(const char *s)
 static int parse_header(const char *s)
 {
 	s = skip_spaces(s);
-	if (!*s || *s == '#')
+	switch (*s) {
+	case '\0':
+	case '#':
 		return 1;
-	if (!strncmp(s, "cpus=", 5) || !strncmp(s, "version = ", 10))
-		return 1;
-	if (!strncmp(s, "CPU ", 4) && strstr(s, " is empty"))
-		return 1;
-	return 0;
+	case 'c':
+		return !strncmp(s, "cpus=", 5);
+	case 'v':
+		return !strncmp(s, "version = ", 10);
+	case 'C':
+		return !strncmp(s, "CPU ", 4) && strstr(s, " is empty");
+	default:
+		return 0;
+	}
 }
 
 static int parse_lost(const char *s, struct parsed_line *out)
@@ -91,11 +283,6 @@ static int is_hex(const char *s, const char *end)
 	return 1;
 }
 
-static int is_key_char(int c)
-{
-	return isalnum(c) || c == '_';
-}
-
 /* The last " write=" at or after @s, or NULL. */
 static char *last_write_key(char *s)
 {
@@ -108,17 +295,17 @@ static char *last_write_key(char *s)
 
 static void split_payload(char *p, struct parsed_line *out)
 {
-	char *tok = p;
+	char *tok = p, *sp;
 
-	out->nr_fields = 0;
 	while (*tok) {
-		char *sp = strchr(tok, ' ');
 		char *eq = tok;
 
-		while (is_key_char((unsigned char)*eq))
+		while (key_char[(unsigned char)*eq])
 			eq++;
-		if (*eq == '=' && eq > tok && (!sp || eq < sp) &&
-		    out->nr_fields < PARSE_MAX_FIELDS) {
+		sp = eq;
+		if (*eq == '=' && eq > tok && out->nr_fields < PARSE_MAX_FIELDS) {
+			size_t len = (size_t)(eq - tok);
+
 			/* a new key: end the previous value at the space before it */
 			if (tok > p && tok[-1] == ' ')
 				tok[-1] = '\0';
@@ -126,6 +313,8 @@ static void split_payload(char *p, struct parsed_line *out)
 			out->keys[out->nr_fields] = tok;
 			out->vals[out->nr_fields] = eq + 1;
 			out->nr_fields++;
+			set_field(out, name_get(field_slots, tok, len), eq + 1);
+			sp = eq + 1;
 			/*
 			 * The stock mmap_lock events of kernels <= 6.13 print the
 			 * memcg's cgroup path with a bare %s: "" without a memcg,
@@ -134,14 +323,18 @@ static void split_payload(char *p, struct parsed_line *out)
 			 * Only write= and success= (fixed words) follow it, so
 			 * the path runs to the last " write=" of the line.
 			 */
-			if (!strcmp(tok, "memcg_path")) {
+			if (len == 10 && !memcmp(tok, "memcg_path", 10)) {
 				sp = last_write_key(eq + 1);
 				if (!sp)
 					break;	/* a cut line: the rest is the path */
+				tok = sp + 1;
+				continue;
 			}
 		}
 		/* else: a continuation of the previous value ("[module]", spaces) */
-		if (!sp)
+		while (*sp && *sp != ' ')
+			sp++;
+		if (!*sp)
 			break;
 		tok = sp + 1;
 	}
@@ -184,6 +377,9 @@ static int split_contention(char *p, struct parsed_line *out, int begin)
 	out->keys[1] = begin ? "flags" : "ret";
 	out->vals[1] = v;
 	out->nr_fields = 2;
+	set_field(out, PF_LOCK_ADDR, p);
+	if (begin)
+		set_field(out, PF_FLAGS, v);
 	return 0;
 }
 
@@ -204,19 +400,19 @@ static void check_stock(struct parsed_line *out)
 		"mm=PTR ... write=true|false success=true|false in mmap_lock_acquire_returned",
 		"mm=PTR ... write=true|false in mmap_lock_released",
 	};
-	const char *mm = parsed_get(out, "mm");
+	const char *mm = pl_str(out, PF_MM);
 	int k;
 
-	if (!strcmp(out->event, "mmap_lock_start_locking"))
+	if (out->id == MMLOCK_EV_MMAP_LOCK_START_LOCKING)
 		k = 0;
-	else if (!strcmp(out->event, "mmap_lock_acquire_returned"))
+	else if (out->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED)
 		k = 1;
-	else if (!strcmp(out->event, "mmap_lock_released"))
+	else if (out->id == MMLOCK_EV_MMAP_LOCK_RELEASED)
 		k = 2;
 	else
 		return;
-	if (mm && *mm && is_bool_word(parsed_get(out, "write")) &&
-	    (k != 1 || is_bool_word(parsed_get(out, "success"))))
+	if (mm && *mm && is_bool_word(pl_str(out, PF_WRITE)) &&
+	    (k != 1 || is_bool_word(pl_str(out, PF_SUCCESS))))
 		return;
 	out->kind = LINE_MALFORMED;
 	out->what = what[k];
@@ -231,16 +427,15 @@ static void check_stock(struct parsed_line *out)
 static void check_pid(struct parsed_line *out)
 {
 	const char *v;
-	char *end;
-	long long n;
+	uint64_t n = 0;
 
 	/* version 1 prints it first, and only there does it name the task */
 	if (out->kind != LINE_EVENT || !out->nr_fields || strcmp(out->keys[0], "pid"))
 		return;
-	v = out->vals[0];
-	errno = 0;
-	n = strtoll(v, &end, 10);
-	if (isdigit((unsigned char)*v) && !*end && !errno && n <= INT_MAX)
+	/* what strtoll() accepts whole, without a sign or blanks, up to INT_MAX */
+	for (v = out->vals[0]; isdigit((unsigned char)*v) && n <= INT_MAX; v++)
+		n = n * 10 + (uint64_t)(*v - '0');
+	if (v != out->vals[0] && !*v && n <= INT_MAX)
 		return;
 	out->kind = LINE_MALFORMED;
 	out->what = "pid=N with 0 <= N <= 2147483647";
@@ -249,20 +444,36 @@ static void check_pid(struct parsed_line *out)
 void parse_line(char *line, struct parsed_line *out)
 {
 	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon;
+	int space;
 
-	memset(out, 0, sizeof(*out));
+	/* not memset: the key and value arrays are read only up to nr_fields */
+	out->kind = LINE_HEADER;
+	out->comm = NULL;
+	out->pid = 0;
 	out->tgid = -1;
+	out->cpu = 0;
+	out->ts_ns = 0;
+	out->event = NULL;
+	out->id = -1;
+	out->frame = NULL;
+	out->lost = 0;
+	out->what = NULL;
+	out->have = 0;
+	out->num_ok = 0;
+	out->nr_fields = 0;
+	if (!tables_ready)
+		tables_fill();
 	if (parse_header(line)) {
 		out->kind = LINE_HEADER;
 		return;
 	}
 	p = (char *)skip_spaces(line);
-	if (!strncmp(p, "=> ", 3)) {
+	if (p[0] == '=' && p[1] == '>' && p[2] == ' ') {
 		out->kind = LINE_FRAME;
 		out->frame = p + 3;
 		return;
 	}
-	if (!strncmp(p, "##### CPU", 9)) {
+	if (p[0] == '#' && !strncmp(p, "##### CPU", 9)) {
 		out->kind = LINE_HEADER;
 		return;
 	}
@@ -277,10 +488,11 @@ void parse_line(char *line, struct parsed_line *out)
 	 * bytes, a PID ten digits), so a line full of "[0]"s costs linear time.
 	 */
 	for (open = strchr(p, '['); open; open = strchr(open + 1, '[')) {
-		long long v;
+		uint64_t v = 0;
+		char *q;
 
 		close = open + 1;
-		while (isdigit((unsigned char)*close) && close - open <= 10)
+		while (is_digit(*close) && close - open <= 10)
 			close++;
 		if (close == open + 1 || *close != ']' || open == p || open[-1] != ' ')
 			continue;
@@ -294,28 +506,28 @@ void parse_line(char *line, struct parsed_line *out)
 				lp--;
 			if (*lp != '(')
 				continue;
-			{
-				const char *t = skip_spaces(lp + 1);
-				long long tv = isdigit((unsigned char)*t) ? strtoll(t, NULL, 10) : -1;
-
-				out->tgid = tv <= INT_MAX ? (int)tv : -1;
-			}
+			out->tgid = read_int(skip_spaces(lp + 1));
 			pre_end = lp;
 			while (pre_end > p && pre_end[-1] == ' ' && lp - pre_end < MAX_GAP)
 				pre_end--;
 		}
 		dash = pre_end;
-		while (dash > p && isdigit((unsigned char)dash[-1]) && pre_end - dash <= 10)
+		while (dash > p && is_digit(dash[-1]) && pre_end - dash <= 10)
 			dash--;
 		if (dash == pre_end || dash == p || dash[-1] != '-')
 			continue;
-		v = strtoll(dash, NULL, 10);
+		/* at most 11 digits: no overflow */
+		for (q = dash; q < pre_end; q++)
+			v = v * 10 + (uint64_t)(*q - '0');
 		if (v > INT_MAX)
 			continue;
 		out->pid = (int)v;
 		dash[-1] = '\0';
 		out->comm = p;
-		out->cpu = atoi(open + 1);
+		/* atoi() of at most 10 digits, as it always was */
+		for (v = 0, q = open + 1; q < close; q++)
+			v = v * 10 + (uint64_t)(*q - '0');
+		out->cpu = (int)(long)v;
 		break;
 	}
 	if (!open) {
@@ -324,23 +536,26 @@ void parse_line(char *line, struct parsed_line *out)
 	}
 	/* optional flags, then the timestamp ending in ':' */
 	ts = (char *)skip_spaces(close + 1);
-	ts_end = strchr(ts, ':');
-	if (!ts_end) {
+	for (ts_end = ts; *ts_end && *ts_end != ':' && *ts_end != ' '; ts_end++)
+		;
+	if (*ts_end == ' ') {
+		/* that token was the latency flags (or the line has no ':') */
+		char *sp = ts_end;
+
+		ts_end = strchr(sp, ':');
+		if (!ts_end) {
+			out->what = "a TIMESTAMP: after the CPU";
+			return;
+		}
+		ts = (char *)skip_spaces(sp);
+		ts_end = strchr(ts, ':');
+		if (!ts_end) {
+			out->what = "a TIMESTAMP: after the flags";
+			return;
+		}
+	} else if (!*ts_end) {
 		out->what = "a TIMESTAMP: after the CPU";
 		return;
-	}
-	{
-		char *sp = strchr(ts, ' ');
-
-		if (sp && sp < ts_end) {
-			/* that token was the latency flags */
-			ts = (char *)skip_spaces(sp);
-			ts_end = strchr(ts, ':');
-			if (!ts_end) {
-				out->what = "a TIMESTAMP: after the flags";
-				return;
-			}
-		}
 	}
 	if (parse_ts(ts, ts_end, &out->ts_ns)) {
 		out->what = "a timestamp SECS.FRACTION";
@@ -351,39 +566,47 @@ void parse_line(char *line, struct parsed_line *out)
 		out->what = "an EVENT name after the timestamp";
 		return;
 	}
-	if (!strncmp(name, "<stack trace>", 13) || !strncmp(name, "<user stack trace>", 18)) {
+	if (*name == '<' && (!strncmp(name, "<stack trace>", 13) ||
+			     !strncmp(name, "<user stack trace>", 18))) {
 		out->kind = LINE_STACK;
 		out->event = "<stack trace>";
 		return;
 	}
-	if (!strcmp(name, "UNKNOWN EVENT")) {
+	if (*name == 'U' && !strcmp(name, "UNKNOWN EVENT")) {
 		/* libtraceevent could not decode this record: an event all the same */
 		out->kind = LINE_EVENT;
 		out->event = "<unknown>";
 		return;
 	}
-	colon = strchr(name, ':');
-	if (!colon || (colon[1] && colon[1] != ' ') || colon == name) {
+	for (colon = name, space = 0; *colon && *colon != ':'; colon++)
+		space |= *colon == ' ';
+	if (!*colon || (colon[1] && colon[1] != ' ') || colon == name) {
 		out->what = "EVENT: after the timestamp";
 		return;
 	}
 	*colon = '\0';
-	if (strchr(name, ' ')) {
+	if (space) {
 		out->what = "an EVENT name without spaces";
 		return;
 	}
 	out->event = name;
 	out->kind = LINE_EVENT;
-	if (!strcmp(name, "contention_begin") || !strcmp(name, "contention_end")) {
-		if (!colon[1] || split_contention(colon + 2, out, name[11] == 'b')) {
+	out->id = name_get(event_slots, name, (size_t)(colon - name));
+	if (out->id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN) ||
+	    out->id == PARSE_EV_X(EVSET_X_CONTENTION_END)) {
+		int begin = out->id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN);
+
+		if (!colon[1] || split_contention(colon + 2, out, begin)) {
 			out->kind = LINE_MALFORMED;
-			out->what = name[11] == 'b' ? "LOCK (flags=WORDS) in contention_begin" :
+			out->what = begin ? "LOCK (flags=WORDS) in contention_begin" :
 				    "LOCK (ret=N) in contention_end";
 		}
+		convert_fields(out);
 		return;
 	}
 	if (colon[1])
 		split_payload(colon + 2, out);
+	convert_fields(out);
 	check_stock(out);
 	check_pid(out);
 }

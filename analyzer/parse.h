@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A trace text line parsed once into a typed record: its header columns, the
+ * event's id in the contract (tracepoints/mmlock_events.h) or among the
+ * stock-mode additions (common/evset.h), and the values of the fields the
+ * analyzer reads, each converted once as the contract prints it.  Every
+ * key=value pair also stays available as text (parsed_get()).
+ */
 #ifndef MMLOCK_PARSE_H
 #define MMLOCK_PARSE_H
 
 #include <stdint.h>
+
+#include "evset.h"
+#include "mmlock_events.h"
 
 enum line_kind {
 	LINE_EVENT,		/* COMM-PID [CPU] FLAGS TS: NAME: PAYLOAD */
@@ -15,6 +25,69 @@ enum line_kind {
 
 #define PARSE_MAX_FIELDS 32
 
+/* Event ids: the contract's enum mmlock_event_id, then the evset additions. */
+#define PARSE_EV_X(x)	(MMLOCK_EV_NR + (x))
+#define PARSE_EV_NR	PARSE_EV_X(EVSET_X_NR)
+
+/*
+ * How a field's value is converted.  HEX: strtoull(v, 16) semantics (PTR and
+ * HEX of the contract); DEC: strtoll(v, 10), valid only when it has digits;
+ * BOOL: 1 for "true" or "1" (contract version 1), else 0; LOCK: the index of
+ * a fault_lock word, PARSE_WORD_UNKNOWN for "unknown", -1 for anything else;
+ * STR: the text only.
+ */
+enum parse_conv { PCONV_HEX, PCONV_DEC, PCONV_BOOL, PCONV_LOCK, PCONV_STR };
+
+/* The word "unknown", which any enumeration may print (contract version 2). */
+#define PARSE_WORD_UNKNOWN	1000
+
+/*
+ * X(ID, key, conversion): the fields the analyzer reads.  Their conversion
+ * agrees with the contract's print form for every custom event that has the
+ * field (tests/unit/analyzer_parse.c checks it); the stock events' fields
+ * (sched_switch, lock:contention_*, exceptions:page_fault_*) are printed
+ * the same way.  flags is lock:contention_begin's words, read as text.
+ */
+#define PARSE_FIELDS(X)				\
+	X(PID,		pid,		DEC)	\
+	X(TGID,		tgid,		DEC)	\
+	X(PRIO,		prio,		DEC)	\
+	X(MM,		mm,		HEX)	\
+	X(VMA,		vma,		HEX)	\
+	X(VM_START,	vm_start,	HEX)	\
+	X(VM_END,	vm_end,		HEX)	\
+	X(ADDRESS,	address,	HEX)	\
+	X(INO,		ino,		DEC)	\
+	X(DEV,		dev,		STR)	\
+	X(LOCK,		lock,		LOCK)	\
+	X(REASON,	reason,		STR)	\
+	X(CALLER,	caller,		STR)	\
+	X(WRITE,	write,		BOOL)	\
+	X(SUCCESS,	success,	BOOL)	\
+	X(MAJOR,	major,		BOOL)	\
+	X(ANON,		anon,		BOOL)	\
+	X(LOCK_ADDR,	lock_addr,	HEX)	\
+	X(FLAGS,	flags,		STR)	\
+	X(PREV_PID,	prev_pid,	DEC)	\
+	X(PREV_PRIO,	prev_prio,	DEC)	\
+	X(NEXT_PID,	next_pid,	DEC)	\
+	X(NEXT_PRIO,	next_prio,	DEC)
+
+enum parse_field {
+#define PARSE_FIELD_ENUM(id, key, conv) PF_##id,
+	PARSE_FIELDS(PARSE_FIELD_ENUM)
+#undef PARSE_FIELD_ENUM
+	PF_NR
+};
+
+struct parse_field_desc {
+	const char		*key;
+	enum parse_conv		conv;
+};
+
+/* Indexed by enum parse_field. */
+extern const struct parse_field_desc parse_fields[PF_NR];
+
 struct parsed_line {
 	enum line_kind	kind;
 	const char	*comm;		/* NUL-terminated inside the line buffer */
@@ -23,21 +96,73 @@ struct parsed_line {
 	int		cpu;
 	uint64_t	ts_ns;
 	const char	*event;		/* event name */
+	int		id;		/* LINE_EVENT: mmlock_event_id or PARSE_EV_X(), -1 */
 	const char	*frame;		/* LINE_FRAME: the function */
 	uint64_t	lost;		/* LINE_LOST: how many */
 	const char	*what;		/* LINE_MALFORMED: what was expected */
+	/* the fields of enum parse_field, the first of each key; see pl_*() */
+	uint32_t	have;		/* bit per field present */
+	uint32_t	num_ok;		/* bit per DEC field with a number */
+	uint64_t	num[PF_NR];	/* the converted value, where have (and num_ok) */
+	const char	*str[PF_NR];	/* the text, where have */
+	/* every key=value pair as text, in line order */
 	int		nr_fields;
 	const char	*keys[PARSE_MAX_FIELDS];
 	const char	*vals[PARSE_MAX_FIELDS];
 };
 
-/*
- * Parse one line in place (the buffer is modified: NULs split it).  Never
- * fails: an unrecognised line is LINE_MALFORMED with @what set.
+/**
+ * parse_line() - parse one trace line in place
+ * @line:	the line, NUL-terminated; NULs are written into it to split it
+ * @out:	the record; its pointers point into @line
+ *
+ * Never fails: an unrecognised line is LINE_MALFORMED with @out->what set.
  */
 void parse_line(char *line, struct parsed_line *out);
 
-/* The value of @key, or NULL. */
+/**
+ * parsed_get() - the text of a key
+ * @pl:		a parsed line
+ * @key:	the key
+ *
+ * Return: the value of the first @key of the line, or NULL.
+ */
 const char *parsed_get(const struct parsed_line *pl, const char *key);
+
+/* Is field @f present? */
+static inline int pl_has(const struct parsed_line *pl, enum parse_field f)
+{
+	return (int)(pl->have >> f & 1);
+}
+
+/* A HEX field's value, 0 when absent. */
+static inline uint64_t pl_hex(const struct parsed_line *pl, enum parse_field f)
+{
+	return pl_has(pl, f) ? pl->num[f] : 0;
+}
+
+/* A DEC field's value, @dflt when absent, empty or without digits. */
+static inline long long pl_dec(const struct parsed_line *pl, enum parse_field f, long long dflt)
+{
+	return pl->num_ok >> f & 1 ? (long long)pl->num[f] : dflt;
+}
+
+/* A BOOL field: 1 for true (1 in version 1), 0 for false or absent. */
+static inline int pl_bool(const struct parsed_line *pl, enum parse_field f)
+{
+	return pl_has(pl, f) && pl->num[f];
+}
+
+/* A LOCK field: the fault_lock index, PARSE_WORD_UNKNOWN, or -1 (also when absent). */
+static inline int pl_lock(const struct parsed_line *pl, enum parse_field f)
+{
+	return pl_has(pl, f) ? (int)(int64_t)pl->num[f] : -1;
+}
+
+/* A field's text, NULL when absent. */
+static inline const char *pl_str(const struct parsed_line *pl, enum parse_field f)
+{
+	return pl_has(pl, f) ? pl->str[f] : NULL;
+}
 
 #endif /* MMLOCK_PARSE_H */

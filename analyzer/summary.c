@@ -12,49 +12,13 @@
 #include "evset.h"
 #include "util.h"
 
-enum family { FAM_FILEMAP, FAM_VMA_WRITER, FAM_READ_FAIL, FAM_FALLBACK, FAM_MMAP, FAM_SCHED,
-	      FAM_NR };
-
-static const char *const family_names[FAM_NR] = {
-	"filemap_fault", "vma_writer", "vma_read_fail", "fallback", "mmap_lock", "sched_switch",
-};
-
-static enum family family_of(const char *sys_name)
+/* The family of a recorded event (the contract's table says), MMLOCK_FAM_NR for none. */
+static enum mmlock_family family_of(const char *sys_name)
 {
 	/* the module's mmlock_probe:NAME are the contract's events */
 	const struct mmlock_event *ev = evset_find(sys_name);
 
-	if (!ev)
-		return FAM_NR;
-	switch (ev->id) {
-	case MMLOCK_EV_FILEMAP_FAULT_BEGIN:
-	case MMLOCK_EV_FILEMAP_FAULT_WAIT_START:
-	case MMLOCK_EV_FILEMAP_FAULT_WAIT_END:
-	case MMLOCK_EV_FILEMAP_FAULT_RETRY:
-	case MMLOCK_EV_FILEMAP_FAULT_END:
-		return FAM_FILEMAP;
-	case MMLOCK_EV_VMA_START_WRITE_BEGIN:
-	case MMLOCK_EV_VMA_START_WRITE_WAIT_START:
-	case MMLOCK_EV_VMA_START_WRITE_WAIT_END:
-	case MMLOCK_EV_VMA_START_WRITE_DONE:
-		return FAM_VMA_WRITER;
-	case MMLOCK_EV_VMA_START_READ_FAIL:
-		return FAM_READ_FAIL;
-	case MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK:
-		return FAM_FALLBACK;
-	case MMLOCK_EV_MMAP_LOCK_WAIT_START:
-	case MMLOCK_EV_MMAP_LOCK_WAIT_END:
-	case MMLOCK_EV_MMAP_LOCK_HOLD_START:
-	case MMLOCK_EV_MMAP_LOCK_HOLD_END:
-	case MMLOCK_EV_MMAP_LOCK_START_LOCKING:
-	case MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED:
-	case MMLOCK_EV_MMAP_LOCK_RELEASED:
-		return FAM_MMAP;
-	case MMLOCK_EV_SCHED_SWITCH:
-		return FAM_SCHED;
-	default:
-		return FAM_NR;
-	}
+	return ev ? ev->family : MMLOCK_FAM_NR;
 }
 
 static json_object *jint(uint64_t v)
@@ -673,7 +637,7 @@ static json_object *stock_missing(const struct analysis *an, const struct summar
 	for (i = MMLOCK_EV_NR_CUSTOM + 1; i < MMLOCK_EV_NR; i++) {
 		const struct mmlock_event *ev = &mmlock_events[i];
 		int r = ev->id == MMLOCK_EV_MM_FILEMAP_FAULT ? mf_rec :
-			ev->id == MMLOCK_EV_SCHED_SWITCH ? rec[FAM_SCHED] : rec[FAM_MMAP];
+			ev->id == MMLOCK_EV_SCHED_SWITCH ? rec[MMLOCK_FAM_SCHED] : rec[MMLOCK_FAM_MMAP];
 		char *full;
 
 		if (r || !ev->name)
@@ -713,7 +677,7 @@ static json_object *event_source(const struct analysis *an, const struct summary
 json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *root = json_object_new_object(), *o, *missing;
-	int rec[FAM_NR], stock_mode, i, a_ok, b_ok, c_ok;
+	int rec[MMLOCK_FAM_NR], stock_mode, i, a_ok, b_ok, c_ok;
 	int writers_all, read_fail_seen, read_fail_reasons, fallback_seen;
 	int lc_rec, mf_rec, retry_ok, sb_ok, sc_ok;
 	uint64_t first_ts = 0, last_ts = an->now;
@@ -722,20 +686,20 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	/* Which families did the capture record? */
 	stock_mode = !any_custom(an) && any_stock(an);
 	if (meta->events) {
-		for (i = 0; i < FAM_NR; i++)
+		for (i = 0; i < MMLOCK_FAM_NR; i++)
 			rec[i] = 0;
 		for (i = 0; i < meta->nr_events; i++) {
-			enum family f = family_of(meta->events[i]);
+			enum mmlock_family f = family_of(meta->events[i]);
 
-			if (f < FAM_NR)
+			if (f < MMLOCK_FAM_NR)
 				rec[f] = 1;
 		}
 		if ((meta->event_set && !strcmp(meta->event_set, "stock")) ||
 		    (meta->event_source && !strcmp(meta->event_source, "stock")))
 			stock_mode = 1;
 	} else {
-		for (i = 0; i < FAM_NR; i++)
-			rec[i] = !stock_mode || i == FAM_MMAP || i == FAM_SCHED;
+		for (i = 0; i < MMLOCK_FAM_NR; i++)
+			rec[i] = !stock_mode || i == MMLOCK_FAM_MMAP || i == MMLOCK_FAM_SCHED;
 	}
 	if (meta->event_set)
 		event_set = meta->event_set;
@@ -767,10 +731,10 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	lc_rec = stock_mode && lock_contention_recorded(an, meta);
 	retry_ok = stock_mode && mf_rec && extra_recorded(an, meta, EVSET_X_PAGE_FAULT_USER);
 	sb_ok = retry_ok && lc_rec;
-	sc_ok = sb_ok && rec[FAM_SCHED];
+	sc_ok = sb_ok && rec[MMLOCK_FAM_SCHED];
 
-	a_ok = rec[FAM_FILEMAP] && rec[FAM_VMA_WRITER] && !stock_mode;
-	b_ok = rec[FAM_FILEMAP] && rec[FAM_MMAP] && !stock_mode;
+	a_ok = rec[MMLOCK_FAM_FILEMAP] && rec[MMLOCK_FAM_VMA_WRITER] && !stock_mode;
+	b_ok = rec[MMLOCK_FAM_FILEMAP] && rec[MMLOCK_FAM_MMAP] && !stock_mode;
 	c_ok = a_ok && b_ok;
 
 	add(root, "schema_version", json_object_new_int(1));
@@ -796,9 +760,9 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "clock", meta->clock ? json_object_new_string(meta->clock) : NULL);
 	add(o, "filter", meta->filter ? json_object_new_string(meta->filter) : NULL);
 	missing = json_object_new_array();
-	for (i = 0; i < FAM_NR; i++)
-		if (!rec[i] || (stock_mode && i != FAM_MMAP && i != FAM_SCHED))
-			json_object_array_add(missing, json_object_new_string(family_names[i]));
+	for (i = 0; i < MMLOCK_FAM_NR; i++)
+		if (!rec[i] || (stock_mode && i != MMLOCK_FAM_MMAP && i != MMLOCK_FAM_SCHED))
+			json_object_array_add(missing, json_object_new_string(mmlock_family_names[i]));
 	add(o, "event_families_missing", missing);
 	add(o, "event_set", json_object_new_string(event_set));
 	add(o, "event_source", event_source(an, meta, stock_mode));
@@ -811,7 +775,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 	/* filemap_fault */
 	{
-		int m = rec[FAM_FILEMAP] && !stock_mode;
+		int m = rec[MMLOCK_FAM_FILEMAP] && !stock_mode;
 		uint64_t total = stock_mode ? an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] :
 			an->ev_count[MMLOCK_EV_FILEMAP_FAULT_BEGIN];
 		uint64_t retries = an->ev_count[MMLOCK_EV_FILEMAP_FAULT_RETRY];
@@ -847,7 +811,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 	/* vma_writer */
 	{
-		int m = rec[FAM_VMA_WRITER] && !stock_mode;
+		int m = rec[MMLOCK_FAM_VMA_WRITER] && !stock_mode;
 
 		o = json_object_new_object();
 		add(o, "total_count",
@@ -863,7 +827,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 	/* mmap_lock: our events, else the stock ones */
 	{
-		int m = rec[FAM_MMAP];
+		int m = rec[MMLOCK_FAM_MMAP];
 		int use_stock = stock_mode || (!an->custom_mmap_seen && any_stock(an));
 
 		o = json_object_new_object();
@@ -887,20 +851,20 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	}
 
 	{
-		int m = rec[FAM_READ_FAIL] && !stock_mode && read_fail_seen;
+		int m = rec[MMLOCK_FAM_READ_FAIL] && !stock_mode && read_fail_seen;
 
 		o = json_object_new_object();
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_READ_FAIL], m));
 		add(o, "reasons", reasons(&an->read_fail, m && read_fail_reasons));
 		add(root, "vma_read_fail", o);
-		m = rec[FAM_FALLBACK] && !stock_mode && fallback_seen;
+		m = rec[MMLOCK_FAM_FALLBACK] && !stock_mode && fallback_seen;
 		o = json_object_new_object();
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));
 		add(o, "reasons", reasons(&an->fallback, m));
 		add(o, "after_filemap_retry",
-		    reasons(&an->fallback_after_retry, m && rec[FAM_FILEMAP]));
+		    reasons(&an->fallback_after_retry, m && rec[MMLOCK_FAM_FILEMAP]));
 		add(root, "fallback", o);
 	}
 

@@ -8,11 +8,10 @@
 #include "util.h"
 
 const struct evset_extra evset_extras[EVSET_X_NR] = {
-	[EVSET_X_CONTENTION_BEGIN]	= { "lock", "contention_begin", EVSET_RWSEM_FILTER },
-	[EVSET_X_CONTENTION_END]	= { "lock", "contention_end", NULL },
-	[EVSET_X_PAGE_FAULT_USER]	= { "exceptions", "page_fault_user", NULL },
-	[EVSET_X_PAGE_FAULT_KERNEL]	= { "exceptions", "page_fault_kernel", NULL },
-	[EVSET_X_PROCESS_EXIT]		= { "sched", "sched_process_exit", NULL },
+#define EVSET_X_ENTRY(id, sys, name, filter, handler) \
+	[EVSET_X_##id] = { #sys, #name, filter },
+	EVSET_EXTRAS(EVSET_X_ENTRY)
+#undef EVSET_X_ENTRY
 };
 
 static const char *const source_names[] = {

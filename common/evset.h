@@ -35,13 +35,25 @@ enum evset_source {
  * The stock events the stock-event mode adds to the contract's stock list,
  * each recorded only where the kernel has it.  lock:contention_* exist from
  * Linux 5.19; exceptions:page_fault_* on x86 only.
+ * X(id, system, name, filter, handler): handler names the analyzer's
+ * on_<handler>(), as in the contract's event lists.
  */
+#define EVSET_EXTRAS(X)							\
+	X(CONTENTION_BEGIN,	lock,		contention_begin,	\
+	  EVSET_RWSEM_FILTER,	contention_begin)			\
+	X(CONTENTION_END,	lock,		contention_end,		\
+	  NULL,			contention_end)				\
+	X(PAGE_FAULT_USER,	exceptions,	page_fault_user,	\
+	  NULL,			page_fault_user)			\
+	X(PAGE_FAULT_KERNEL,	exceptions,	page_fault_kernel,	\
+	  NULL,			page_fault_kernel)			\
+	X(PROCESS_EXIT,		sched,		sched_process_exit,	\
+	  NULL,			process_exit)
+
 enum evset_extra_id {
-	EVSET_X_CONTENTION_BEGIN,
-	EVSET_X_CONTENTION_END,
-	EVSET_X_PAGE_FAULT_USER,
-	EVSET_X_PAGE_FAULT_KERNEL,
-	EVSET_X_PROCESS_EXIT,
+#define EVSET_X_ENUM(id, sys, name, filter, handler) EVSET_X_##id,
+	EVSET_EXTRAS(EVSET_X_ENUM)
+#undef EVSET_X_ENUM
 	EVSET_X_NR,
 };
 

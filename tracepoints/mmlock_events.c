@@ -27,21 +27,27 @@ const char *const mmlock_words_fallback_reason[] = {
 #define MMLOCK_WORDS_read_fail_reason	mmlock_words_read_fail_reason
 #define MMLOCK_WORDS_fallback_reason	mmlock_words_fallback_reason
 
-#define MMLOCK_FIELD_TABLE(id, sys, name) \
+#define MMLOCK_FIELD_TABLE(id, sys, name, fam, handler) \
 	static const struct mmlock_field fields_##name[] = { MMLOCK_F_##name(MMLOCK_FIELD) };
 MMLOCK_CUSTOM_EVENTS(MMLOCK_FIELD_TABLE)
 #undef MMLOCK_FIELD_TABLE
 
+const char *const mmlock_family_names[MMLOCK_FAM_NR] = {
+#define MMLOCK_FAM_NAME(id, json) [MMLOCK_FAM_##id] = #json,
+	MMLOCK_FAMILIES(MMLOCK_FAM_NAME)
+#undef MMLOCK_FAM_NAME
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct mmlock_event mmlock_events[MMLOCK_EV_NR] = {
-#define MMLOCK_CUSTOM(id, sys, name) \
+#define MMLOCK_CUSTOM(id, sys, name, fam, handler) \
 	[MMLOCK_EV_##id] = { MMLOCK_EV_##id, #sys, #name, fields_##name, \
-			     ARRAY_SIZE(fields_##name), 1 },
+			     ARRAY_SIZE(fields_##name), 1, MMLOCK_FAM_##fam },
 	MMLOCK_CUSTOM_EVENTS(MMLOCK_CUSTOM)
 #undef MMLOCK_CUSTOM
-#define MMLOCK_STOCK(id, sys, name) \
-	[MMLOCK_EV_##id] = { MMLOCK_EV_##id, #sys, #name, NULL, 0, 0 },
+#define MMLOCK_STOCK(id, sys, name, fam, handler) \
+	[MMLOCK_EV_##id] = { MMLOCK_EV_##id, #sys, #name, NULL, 0, 0, MMLOCK_FAM_##fam },
 	MMLOCK_STOCK_EVENTS(MMLOCK_STOCK)
 #undef MMLOCK_STOCK
 };

@@ -206,24 +206,64 @@ enum mmlock_fmt {
 	F(write,	"bool",			BOOL,	NULL)
 
 /*
- * E(id, system, name): the custom events, in the order a person reads them.
+ * The families a summary reports on, each with its JSON name: what a capture
+ * recorded is decided per family (a missing one's numbers are null).
+ */
+#define MMLOCK_FAMILIES(X)			\
+	X(FILEMAP,	filemap_fault)		\
+	X(VMA_WRITER,	vma_writer)		\
+	X(READ_FAIL,	vma_read_fail)		\
+	X(FALLBACK,	fallback)		\
+	X(MMAP,		mmap_lock)		\
+	X(SCHED,	sched_switch)
+
+enum mmlock_family {
+#define MMLOCK_FAM_ENUM(id, json) MMLOCK_FAM_##id,
+	MMLOCK_FAMILIES(MMLOCK_FAM_ENUM)
+#undef MMLOCK_FAM_ENUM
+	MMLOCK_FAM_NR,		/* an event of no family */
+};
+
+extern const char *const mmlock_family_names[MMLOCK_FAM_NR];
+
+/*
+ * E(id, system, name, family, handler): the custom events, in the order a
+ * person reads them.  handler names the analyzer's on_<handler>() (perf
+ * builtin-lock's handler table): analyzer/analysis.c expands this list into
+ * its dispatch table, so an event added here without a handler does not
+ * build.
  */
 #define MMLOCK_CUSTOM_EVENTS(E)						\
-	E(FILEMAP_FAULT_BEGIN,		filemap,   filemap_fault_begin)	\
-	E(FILEMAP_FAULT_WAIT_START,	filemap,   filemap_fault_wait_start) \
-	E(FILEMAP_FAULT_WAIT_END,	filemap,   filemap_fault_wait_end) \
-	E(FILEMAP_FAULT_RETRY,		filemap,   filemap_fault_retry)	\
-	E(FILEMAP_FAULT_END,		filemap,   filemap_fault_end)	\
-	E(VMA_START_WRITE_BEGIN,	mmap_lock, vma_start_write_begin) \
-	E(VMA_START_WRITE_WAIT_START,	mmap_lock, vma_start_write_wait_start) \
-	E(VMA_START_WRITE_WAIT_END,	mmap_lock, vma_start_write_wait_end) \
-	E(VMA_START_WRITE_DONE,		mmap_lock, vma_start_write_done) \
-	E(VMA_START_READ_FAIL,		mmap_lock, vma_start_read_fail)	\
-	E(FAULT_MMAP_LOCK_FALLBACK,	mmap_lock, fault_mmap_lock_fallback) \
-	E(MMAP_LOCK_WAIT_START,		mmap_lock, mmap_lock_wait_start) \
-	E(MMAP_LOCK_WAIT_END,		mmap_lock, mmap_lock_wait_end)	\
-	E(MMAP_LOCK_HOLD_START,		mmap_lock, mmap_lock_hold_start) \
-	E(MMAP_LOCK_HOLD_END,		mmap_lock, mmap_lock_hold_end)
+	E(FILEMAP_FAULT_BEGIN,		filemap,   filemap_fault_begin,	\
+	  FILEMAP,	fault_begin)					\
+	E(FILEMAP_FAULT_WAIT_START,	filemap,   filemap_fault_wait_start, \
+	  FILEMAP,	fault_wait_start)				\
+	E(FILEMAP_FAULT_WAIT_END,	filemap,   filemap_fault_wait_end, \
+	  FILEMAP,	fault_wait_end)					\
+	E(FILEMAP_FAULT_RETRY,		filemap,   filemap_fault_retry,	\
+	  FILEMAP,	fault_retry)					\
+	E(FILEMAP_FAULT_END,		filemap,   filemap_fault_end,	\
+	  FILEMAP,	fault_end)					\
+	E(VMA_START_WRITE_BEGIN,	mmap_lock, vma_start_write_begin, \
+	  VMA_WRITER,	vma_write_begin)				\
+	E(VMA_START_WRITE_WAIT_START,	mmap_lock, vma_start_write_wait_start, \
+	  VMA_WRITER,	vma_wait_start)					\
+	E(VMA_START_WRITE_WAIT_END,	mmap_lock, vma_start_write_wait_end, \
+	  VMA_WRITER,	vma_wait_end)					\
+	E(VMA_START_WRITE_DONE,		mmap_lock, vma_start_write_done, \
+	  VMA_WRITER,	vma_write_done)					\
+	E(VMA_START_READ_FAIL,		mmap_lock, vma_start_read_fail,	\
+	  READ_FAIL,	read_fail)					\
+	E(FAULT_MMAP_LOCK_FALLBACK,	mmap_lock, fault_mmap_lock_fallback, \
+	  FALLBACK,	fallback)					\
+	E(MMAP_LOCK_WAIT_START,		mmap_lock, mmap_lock_wait_start, \
+	  MMAP,		mmap_wait_start)				\
+	E(MMAP_LOCK_WAIT_END,		mmap_lock, mmap_lock_wait_end,	\
+	  MMAP,		mmap_wait_end)					\
+	E(MMAP_LOCK_HOLD_START,		mmap_lock, mmap_lock_hold_start, \
+	  MMAP,		mmap_hold_start)				\
+	E(MMAP_LOCK_HOLD_END,		mmap_lock, mmap_lock_hold_end,	\
+	  MMAP,		mmap_hold_end)
 
 /*
  * The stock-kernel fallback.  Their fields differ between kernel versions
@@ -231,14 +271,19 @@ enum mmlock_fmt {
  * the analyzer reads the few keys it needs (mm, write, success, dev, ino).
  */
 #define MMLOCK_STOCK_EVENTS(E)						\
-	E(MMAP_LOCK_START_LOCKING,	mmap_lock, mmap_lock_start_locking) \
-	E(MMAP_LOCK_ACQUIRE_RETURNED,	mmap_lock, mmap_lock_acquire_returned) \
-	E(MMAP_LOCK_RELEASED,		mmap_lock, mmap_lock_released)	\
-	E(MM_FILEMAP_FAULT,		filemap,   mm_filemap_fault)	\
-	E(SCHED_SWITCH,			sched,     sched_switch)
+	E(MMAP_LOCK_START_LOCKING,	mmap_lock, mmap_lock_start_locking, \
+	  MMAP,		stock_start_locking)				\
+	E(MMAP_LOCK_ACQUIRE_RETURNED,	mmap_lock, mmap_lock_acquire_returned, \
+	  MMAP,		stock_acquire_returned)				\
+	E(MMAP_LOCK_RELEASED,		mmap_lock, mmap_lock_released,	\
+	  MMAP,		stock_released)					\
+	E(MM_FILEMAP_FAULT,		filemap,   mm_filemap_fault,	\
+	  NR,		stock_filemap_fault)				\
+	E(SCHED_SWITCH,			sched,     sched_switch,	\
+	  SCHED,	sched_switch)
 
 enum mmlock_event_id {
-#define MMLOCK_EV_ENUM(id, sys, name) MMLOCK_EV_##id,
+#define MMLOCK_EV_ENUM(id, sys, name, fam, handler) MMLOCK_EV_##id,
 	MMLOCK_CUSTOM_EVENTS(MMLOCK_EV_ENUM)
 	MMLOCK_EV_NR_CUSTOM,	/* stock events follow */
 	MMLOCK_STOCK_EVENTS(MMLOCK_EV_ENUM)
@@ -277,6 +322,7 @@ struct mmlock_event {
 	const struct mmlock_field	*fields;	/* NULL for stock events */
 	unsigned int			nr_fields;
 	int				custom;
+	enum mmlock_family		family;		/* MMLOCK_FAM_NR: none */
 };
 
 extern const struct mmlock_event mmlock_events[MMLOCK_EV_NR];

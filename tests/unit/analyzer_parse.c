@@ -102,6 +102,69 @@ int main(void)
 	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=x)");
 	CHECK(pl.kind == LINE_MALFORMED, "contention_end with a non-number ret is malformed");
 
+	/* the typed record: event ids and fields converted once, as the contract prints them */
+	parse("  r-7 [001] .....  1.000001: filemap_fault_begin: tgid=5 prio=120 mm=00000000aaaa0001 vma=00000000bbbb0001 vm_start=7f0000000000 vm_end=7f0010000000 address=7f0000008730 pgoff=1 dev=254:16 ino=12 lock=unknown user_pc=0");
+	CHECK(pl.kind == LINE_EVENT && pl.id == MMLOCK_EV_FILEMAP_FAULT_BEGIN &&
+	      pl_dec(&pl, PF_TGID, -1) == 5 && pl_dec(&pl, PF_PRIO, -1) == 120 &&
+	      pl_hex(&pl, PF_MM) == 0xaaaa0001ULL && pl_hex(&pl, PF_VM_END) == 0x7f0010000000ULL &&
+	      pl_dec(&pl, PF_INO, 0) == 12 && !strcmp(pl_str(&pl, PF_DEV), "254:16") &&
+	      pl_lock(&pl, PF_LOCK) == PARSE_WORD_UNKNOWN && !pl_has(&pl, PF_PID) &&
+	      pl_dec(&pl, PF_PID, 7) == 7, "typed fields of a version 2 line");
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio= mm=0x1F vma= address=-1 reason=folio_lock lock=vma tgid=9");
+	CHECK(pl.kind == LINE_EVENT && pl.id == MMLOCK_EV_FILEMAP_FAULT_WAIT_START &&
+	      pl_dec(&pl, PF_PID, -1) == 7 && pl_dec(&pl, PF_TGID, -1) == 5 &&
+	      pl_dec(&pl, PF_PRIO, -2) == -2 && pl_hex(&pl, PF_MM) == 0x1f &&
+	      pl_has(&pl, PF_VMA) && pl_hex(&pl, PF_VMA) == 0 &&
+	      pl_hex(&pl, PF_ADDRESS) == ~0ULL && pl_lock(&pl, PF_LOCK) == MMLOCK_FL_vma,
+	      "version 1 pid, the first of a repeated key, empty and unusual numbers as strto*ll read them");
+	parse("  w-8 [000] .....  1.000001: mmap_lock_wait_end: pid=8 tgid=5 prio=100 mm=00000000aaaa0001 write=1 success=true waited_ns=99999999999999999999");
+	CHECK(pl.id == MMLOCK_EV_MMAP_LOCK_WAIT_END && pl_bool(&pl, PF_WRITE) &&
+	      pl_bool(&pl, PF_SUCCESS) && !pl_bool(&pl, PF_MAJOR) && pl_lock(&pl, PF_LOCK) == -1,
+	      "booleans of both versions, absent ones false");
+	parse("  w-8 [000] .....  1.000001: sched_switch: prev_comm=a prev_pid=8 prev_prio=120 prev_state=S ==> next_comm=b next_pid=99999999999 next_prio=x");
+	CHECK(pl.id == MMLOCK_EV_SCHED_SWITCH && pl_dec(&pl, PF_PREV_PID, -1) == 8 &&
+	      pl_dec(&pl, PF_NEXT_PID, -1) == 99999999999LL && pl_dec(&pl, PF_NEXT_PRIO, -1) == -1,
+	      "stock fields, a long number and one without digits");
+	parse("  a-1 [000] d..1.  1.000001: contention_begin: 00000000c0c0c0c0 (flags=WRITE)");
+	CHECK(pl.id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN) && pl_hex(&pl, PF_LOCK_ADDR) == 0xc0c0c0c0 &&
+	      !strcmp(pl_str(&pl, PF_FLAGS), "WRITE"), "contention_begin's typed lock_addr and flags");
+	parse("  a-1 [000] d..1.  1.000001: page_fault_user: address=0x7f00 ip=0x1 error_code=0x4");
+	CHECK(pl.id == PARSE_EV_X(EVSET_X_PAGE_FAULT_USER) && pl_hex(&pl, PF_ADDRESS) == 0x7f00,
+	      "an evset addition's id, a 0x address");
+	parse("  a-1 [000] d..1.  1.000001: filemap_fault_beginx: tgid=1");
+	CHECK(pl.kind == LINE_EVENT && pl.id == -1 && pl_dec(&pl, PF_TGID, -1) == 1,
+	      "an event outside the contract: no id, fields still read");
+	{
+		static const enum parse_conv of_fmt[] = {
+			[MMLOCK_FMT_DEC] = PCONV_DEC, [MMLOCK_FMT_HEX] = PCONV_HEX,
+			[MMLOCK_FMT_PTR] = PCONV_HEX, [MMLOCK_FMT_BOOL] = PCONV_BOOL,
+		};
+		int bad = 0, e, f, k;
+
+		for (e = 0; e < MMLOCK_EV_NR; e++) {
+			const struct mmlock_event *ev = &mmlock_events[e];
+
+			for (f = 0; ev->custom && f < (int)ev->nr_fields; f++) {
+				const struct mmlock_field *fd = &ev->fields[f];
+
+				for (k = 0; k < PF_NR && strcmp(parse_fields[k].key, fd->name); k++)
+					;
+				if (k == PF_NR || parse_fields[k].conv == PCONV_STR)
+					continue;
+				if (parse_fields[k].conv == PCONV_LOCK ?
+				    fd->words != mmlock_words_fault_lock :
+				    (fd->fmt >= sizeof(of_fmt) / sizeof(of_fmt[0]) ||
+				     of_fmt[fd->fmt] != parse_fields[k].conv ||
+				     (fd->fmt == MMLOCK_FMT_DEC && fd->words))) {
+					printf("# %s %s: conversion disagrees with the contract\n",
+					       ev->name, fd->name);
+					bad++;
+				}
+			}
+		}
+		CHECK(!bad, "every typed field converts as the contract prints it");
+	}
+
 	for (i = 1; i <= 100; i++)
 		hist_add(&h, (uint64_t)i);
 	CHECK(h.count == 100 && h.min == 1 && h.max == 100 && h.sum == 5050, "hist count/min/max/sum");
