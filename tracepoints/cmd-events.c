@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "evset.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
 #include "util.h"
@@ -25,7 +27,8 @@ static const char *const fmt_names[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: mmlock events [--check [--tracefs DIR] | --check-header FILE...]\n"
+		"usage: mmlock events [--check [--tracefs DIR] [--source SRC] |\n"
+		"                      --check-header FILE...]\n"
 		"\n"
 		"Without options, print every event of the contract (version %d) with its\n"
 		"fields (name, kernel type, print form, enumeration words).\n"
@@ -36,6 +39,11 @@ static void usage(FILE *out)
 		"                      contract's conversions.  Accepts version 1 and 2\n"
 		"                      of the text form and says which it saw\n"
 		"  -t, --tracefs DIR   tracefs mount (default /sys/kernel/tracing)\n"
+		"  -s, --source SRC    whose events --check reads: kernel (the series'\n"
+		"                      filemap:* and mmap_lock:*, the default), module\n"
+		"                      (mmlock_probe.ko's copies, DIR/events/mmlock_probe/,\n"
+		"                      contract v2 only) or auto (kernel where it has\n"
+		"                      them, else a loaded module)\n"
 		"  -H, --check-header  parse the TRACE_EVENT / DECLARE_EVENT_CLASS /\n"
 		"                      DEFINE_EVENT blocks of each FILE (trace-event\n"
 		"                      header text) and compare their TP_STRUCT__entry\n"
@@ -306,23 +314,33 @@ static void parse_format(const char *text, struct found_event *fe)
 		fe->printfmt = string_literals(printfmt + 10);
 }
 
-static int check_event(const char *tracefs, const struct mmlock_event *ev, int *version)
+/*
+ * Check @ev's format file in the trace system @system (the contract's own,
+ * or the module's copy).
+ */
+static int check_event(const char *tracefs, const char *system,
+		       const struct mmlock_event *ev, int *version)
 {
-	char *path = xasprintf("%s/events/%s/%s/format", tracefs, ev->system, ev->name);
+	char *path = xasprintf("%s/events/%s/%s/format", tracefs, system, ev->name);
 	char *text = read_file(path);
 	struct found_event fe = { 0 };
 	char *where;
 	int bad;
 
 	if (!text) {
-		printf("MISSING %s:%s (%s: %s)\n", ev->system, ev->name, path, strerror(errno));
+		printf("MISSING %s:%s (%s: %s)\n", system, ev->name, path, strerror(errno));
 		free(path);
 		return 2;
 	}
 	parse_format(text, &fe);
 	*version = (fe.nr > 0 && !strcmp(fe.name[0], MMLOCK_V1_PID_FIELD)) ? 1 : 2;
-	where = xasprintf("%s:%s (v%d)", ev->system, ev->name, *version);
+	where = xasprintf("%s:%s (v%d)", system, ev->name, *version);
 	bad = compare_event(where, ev, &fe, *version);
+	/* the module was written for v2: a v1 form there is not the module's */
+	if (*version == 1 && strcmp(system, ev->system)) {
+		printf("MISMATCH %s: the module prints contract v2, not v1\n", where);
+		bad++;
+	}
 	if (!bad)
 		printf("ok %s\n", where);
 	found_free(&fe);
@@ -332,13 +350,60 @@ static int check_event(const char *tracefs, const struct mmlock_event *ev, int *
 	return bad ? 1 : 0;
 }
 
-static int check_tracefs(const char *tracefs)
+static int path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* The module's own line of what it sees here (sysfs), when it is loaded. */
+static void print_module_caps(void)
+{
+	char *caps = read_file(EVSET_MODULE_CAPS);
+	char *version = read_file(EVSET_MODULE_VERSION);
+
+	if (version)
+		version[strcspn(version, "\n")] = '\0';
+	if (caps) {
+		caps[strcspn(caps, "\n")] = '\0';
+		printf("# mmlock_probe.ko%s%s: %s\n", version ? " version " : "",
+		       version ? version : "", caps);
+	}
+	free(caps);
+	free(version);
+}
+
+static int check_tracefs(const char *tracefs, enum evset_source src)
 {
 	int i, missing = 0, bad = 0, seen[3] = { 0 };
+	int module = src == EVSET_SRC_MODULE;
 
+	if (src == EVSET_SRC_AUTO) {
+		char *own = xasprintf("%s/events/%s/%s", tracefs, mmlock_events[0].system,
+				      mmlock_events[0].name);
+		char *mod = xasprintf("%s/events/%s", tracefs, EVSET_MODULE_SYSTEM);
+
+		module = !path_exists(own) && path_exists(mod);
+		free(own);
+		free(mod);
+	}
+	if (module) {
+		char *dir = xasprintf("%s/events/%s", tracefs, EVSET_MODULE_SYSTEM);
+
+		if (!path_exists(dir)) {
+			printf("MISSING mmlock_probe.ko's events: no %s (the module is not loaded: "
+			       "tracepoints/module/README.md)\n", dir);
+			free(dir);
+			return MMLOCK_EXIT_ENV;
+		}
+		free(dir);
+		print_module_caps();
+	}
 	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++) {
+		const char *system = module ? EVSET_MODULE_SYSTEM : mmlock_events[i].system;
 		int version = 0;
-		int r = check_event(tracefs, &mmlock_events[i], &version);
+		int r = check_event(tracefs, system, &mmlock_events[i], &version);
 
 		missing += r == 2;
 		bad += r == 1;
@@ -350,12 +415,21 @@ static int check_tracefs(const char *tracefs)
 		       seen[1], seen[2]);
 		bad++;
 	}
-	if (missing)
+	if (missing) {
+		char *mod = xasprintf("%s/events/%s", tracefs, EVSET_MODULE_SYSTEM);
+
+		if (!module && path_exists(mod))
+			printf("# mmlock_probe.ko's copies are in %s: --source module checks them\n",
+			       mod);
+		free(mod);
 		return MMLOCK_EXIT_ENV;
+	}
 	if (bad)
 		return MMLOCK_EXIT_FAILURE;
-	printf("format files: contract v%d, all %d events match%s\n", seen[1] ? 1 : 2,
-	       MMLOCK_EV_NR_CUSTOM, seen[1] ? " (the first version of the series: pid field, 0/1 booleans)" : "");
+	printf("format files%s: contract v%d, all %d events match%s\n",
+	       module ? " of mmlock_probe.ko (events/" EVSET_MODULE_SYSTEM "/)" : "",
+	       seen[1] ? 1 : 2, MMLOCK_EV_NR_CUSTOM,
+	       seen[1] ? " (the first version of the series: pid field, 0/1 booleans)" : "");
 	return MMLOCK_EXIT_OK;
 }
 
@@ -575,13 +649,15 @@ int cmd_events(int argc, char **argv)
 		{ "check",		no_argument,		NULL, 'c' },
 		{ "tracefs",		required_argument,	NULL, 't' },
 		{ "check-header",	no_argument,		NULL, 'H' },
+		{ "source",		required_argument,	NULL, 's' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *tracefs = "/sys/kernel/tracing";
-	int check = 0, header = 0, c;
+	const char *source = NULL;
+	int check = 0, header = 0, src = EVSET_SRC_KERNEL, c;
 
-	while ((c = getopt_long(argc, argv, "ct:Hh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ct:Hs:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			check = 1;
@@ -591,6 +667,9 @@ int cmd_events(int argc, char **argv)
 			break;
 		case 'H':
 			header = 1;
+			break;
+		case 's':
+			source = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -603,6 +682,18 @@ int cmd_events(int argc, char **argv)
 	if (check && header) {
 		pr_err("--check and --check-header exclude each other");
 		return MMLOCK_EXIT_USAGE;
+	}
+	if (source) {
+		src = evset_source_parse(source);
+		if (src < 0 || src == EVSET_SRC_STOCK) {
+			pr_err("--source %s: want kernel, module or auto%s", source,
+			       src == EVSET_SRC_STOCK ? " (stock events have no contract to check)" : "");
+			return MMLOCK_EXIT_USAGE;
+		}
+		if (!check) {
+			pr_err("--source goes with --check");
+			return MMLOCK_EXIT_USAGE;
+		}
 	}
 	if (header) {
 		if (optind == argc) {
@@ -619,5 +710,5 @@ int cmd_events(int argc, char **argv)
 		print_contract();
 		return MMLOCK_EXIT_OK;
 	}
-	return check_tracefs(tracefs);
+	return check_tracefs(tracefs, (enum evset_source)src);
 }
