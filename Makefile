@@ -65,7 +65,7 @@ PKGS	:= libtracefs libtraceevent json-c libzstd zlib
 
 CFLAGS	?= -O2 -g
 CFLAGS	+= -DMMLOCK_VERSION=\"0.1\" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread \
-	   -I. -Itracepoints -Icommon
+	   -I. -Itracepoints -Icommon -Icapture
 LDLIBS	+= -pthread -lm
 
 ifeq ($(SAN),1)
@@ -75,7 +75,7 @@ ifeq ($(SAN),1)
 endif
 
 # Sources are found by folder, so a new subcommand or module is one new file.
-LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c analyzer/*.c \
+LIB_SRCS := $(sort $(wildcard tracepoints/*.c common/*.c capture/*.c analyzer/*.c \
 			      collector/*.c workloads/*.c runner/*.c device/*.c report/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
@@ -194,7 +194,7 @@ check: $(DEPS_STAMP) $(O)/device/agent.inc
 	$(quiet) CPPCHECK .
 	$(Q)cppcheck --quiet --error-exitcode=1 --enable=warning,style,performance,portability \
 		--std=c11 --inline-suppr --suppress=missingIncludeSystem \
-		-I tracepoints -I common -I . -I $(O)/device -D__GNUC__ -D_GNU_SOURCE \
+		-I tracepoints -I common -I capture -I . -I $(O)/device -D__GNUC__ -D_GNU_SOURCE \
 		mmlock.c $(LIB_SRCS) $(UNIT_SRCS) $(TOOL_SRCS)
 
 clean:

@@ -44,44 +44,16 @@ struct bin_thread {
 	pthread_t		tid;
 };
 
-static int count_with(struct kbuffer *kbuf, void *page, uint64_t *events,
-		      uint64_t *missed, int *missed_unknown)
+/* Add one page's events to @events (and its missed counts to @bc). */
+static void count_page(struct kbuffer *kbuf, void *page, int page_size, struct bin_cpu *bc,
+		       uint64_t *events)
 {
-	void *data;
-	int m;
+	struct page_count pc = { 0 };
 
-	if (kbuffer_load_subbuffer(kbuf, page) < 0)
-		return -1;
-	m = kbuffer_missed_events(kbuf);
-	if (m > 0)
-		*missed += (uint64_t)m;
-	else if (m < 0)
-		(*missed_unknown)++;
-	for (data = kbuffer_read_event(kbuf, NULL); data; data = kbuffer_next_event(kbuf, NULL))
-		(*events)++;
-	return 0;
-}
-
-int bin_page_count(const void *page, int page_size, uint64_t *events, uint64_t *missed,
-		   int *missed_unknown)
-{
-	struct kbuffer *kbuf;
-	void *copy;
-	int ret;
-
-	kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	if (!kbuf)
-		return -1;
-	copy = malloc((size_t)page_size);
-	if (!copy) {
-		kbuffer_free(kbuf);
-		return -1;
-	}
-	memcpy(copy, page, (size_t)page_size);
-	ret = count_with(kbuf, copy, events, missed, missed_unknown);
-	free(copy);
-	kbuffer_free(kbuf);
-	return ret;
+	page_count_one(kbuf, page, page_size, &pc);
+	*events += pc.events;
+	bc->missed += pc.missed;
+	bc->missed_unknown += pc.missed_unknown;
 }
 
 /* Read every page there is now; -1 on a write error. */
@@ -101,13 +73,13 @@ static int drain_cpu(struct bin_reader *br, struct bin_cpu *bc, struct kbuffer *
 			/* keep whole pages only; this one is lost */
 			if (ftruncate(bc->fd, (off_t)bc->bytes) == 0)
 				lseek(bc->fd, (off_t)bc->bytes, SEEK_SET);
-			count_with(kbuf, page, &bc->discarded, &bc->missed, &bc->missed_unknown);
+			count_page(kbuf, page, br->page_size, bc, &bc->discarded);
 			return -1;
 		}
 		bc->pages++;
 		bc->bytes += (uint64_t)n;
 		if (n == br->page_size)
-			count_with(kbuf, page, &bc->events, &bc->missed, &bc->missed_unknown);
+			count_page(kbuf, page, br->page_size, bc, &bc->events);
 	}
 }
 
@@ -120,7 +92,7 @@ static void *reader_thread(void *arg)
 	void *page;
 
 	kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	page = malloc((size_t)br->page_size);
+	page = calloc(1, (size_t)br->page_size + PAGE_COUNT_SLACK);
 	if (!kbuf || !page) {
 		bc->err = ENOMEM;
 		br->failed = ENOMEM;

@@ -24,27 +24,16 @@
 
 #define STATUS_NAME	"trace.status"
 
+
+/* the collector's many optional strings: null where unknown */
 static struct json_object *jstr(const char *s)
 {
-	return s ? json_object_new_string(s) : NULL;
+	return trace_status_json_string(s);
 }
 
 static struct json_object *ju64(uint64_t v)
 {
 	return json_object_new_uint64(v);
-}
-
-static struct json_object *jtime(const struct timespec *ts)
-{
-	char buf[64], date[40];
-	struct tm tm;
-
-	if (!ts->tv_sec)
-		return NULL;
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, sizeof(buf), "%s.%09ldZ", date, ts->tv_nsec);
-	return json_object_new_string(buf);
 }
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
@@ -57,39 +46,19 @@ static struct json_object *stats_json(const struct cpu_stats *st, int nr)
 	struct json_object *arr = json_object_new_array();
 	int cpu;
 
-	for (cpu = 0; st && cpu < nr; cpu++) {
-		struct json_object *o = json_object_new_object();
-
-		add(o, "cpu", json_object_new_int(cpu));
-		if (!st[cpu].valid) {
-			add(o, "valid", json_object_new_boolean(0));
-			json_object_array_add(arr, o);
-			continue;
-		}
-		add(o, "entries", ju64(st[cpu].entries));
-		add(o, "overrun", ju64(st[cpu].overrun));
-		add(o, "commit_overrun", ju64(st[cpu].commit_overrun));
-		add(o, "bytes", ju64(st[cpu].bytes));
-		add(o, "dropped_events", ju64(st[cpu].dropped));
-		add(o, "read_events", ju64(st[cpu].read));
-		json_object_array_add(arr, o);
-	}
+	for (cpu = 0; st && cpu < nr; cpu++)
+		json_object_array_add(arr, trace_status_cpu_json(cpu, &st[cpu]));
 	return arr;
 }
 
-static uint64_t delta(uint64_t end, uint64_t start)
-{
-	return end >= start ? end - start : 0;
-}
-
-/* The loss accounting: markers (or kbuffer missed counts) and counters. */
+/* The loss accounting (tracestatus.h): markers (or kbuffer missed counts) and counters. */
 static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 {
-	struct json_object *o = json_object_new_object(), *per = json_object_new_array();
-	uint64_t markers = 0, overrun = 0, commit = 0, dropped = 0, unread = 0, produced = 0;
-	uint64_t discarded = r->cw_live ? r->cw.discarded_events : 0, total;
+	uint64_t markers = 0, discarded = r->cw_live ? r->cw.discarded_events : 0, total;
 	int have_stats = r->stats_start && r->stats_end && r->stopped;
-	int cpu, nr = r->col.nr_cpus;
+	int cpu, nr = have_stats ? r->col.nr_cpus : 0;
+	struct lost_cpu *cpus = xcalloc((size_t)nr + 1, sizeof(*cpus));
+	struct json_object *o;
 
 	if (r->cw_live)
 		markers = r->cw.lost_markers;
@@ -99,46 +68,20 @@ static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 			discarded = u64_add_sat(discarded, r->bin.cpus[cpu].discarded);
 		}
 	}
-	for (cpu = 0; have_stats && cpu < nr; cpu++) {
-		const struct cpu_stats *s = &r->stats_start[cpu], *e = &r->stats_end[cpu];
-		struct json_object *c = json_object_new_object();
-		uint64_t m = 0, ov, co, dr, un;
+	for (cpu = 0; cpu < nr; cpu++) {
+		struct lost_cpu *l = &cpus[cpu];
 
+		l->cpu = cpu;
+		l->valid = 1;
+		l->start = r->stats_start[cpu];
+		l->end = r->stats_end[cpu];
 		if (r->cw_live && cpu < r->cw.nr_lost_cpu)
-			m = r->cw.lost_cpu[cpu];
+			l->markers = r->cw.lost_cpu[cpu];
 		if (r->bin_live && cpu < r->bin.nr_cpus)
-			m = r->bin.cpus[cpu].missed;
-		ov = delta(e->overrun, s->overrun);
-		co = delta(e->commit_overrun, s->commit_overrun);
-		dr = delta(e->dropped, s->dropped);
-		un = e->entries;
-		overrun += ov;
-		commit += co;
-		dropped += dr;
-		unread += un;
-		produced += delta(e->read, s->read) + un + ov + co + dr;
-		add(c, "cpu", json_object_new_int(cpu));
-		add(c, "lost_markers", ju64(m));
-		add(c, "overrun", ju64(ov));
-		add(c, "commit_overrun", ju64(co));
-		add(c, "dropped", ju64(dr));
-		add(c, "unread", ju64(un));
-		add(c, "total", ju64(u64_add_sat(u64_add_sat(m > ov ? m : ov, co),
-						 u64_add_sat(dr, un))));
-		json_object_array_add(per, c);
+			l->markers = r->bin.cpus[cpu].missed;
 	}
-	/* a hostile --stdin stream can claim 2^64-1 lost events: saturate, never wrap */
-	total = u64_add_sat(u64_add_sat(markers > overrun ? markers : overrun, commit),
-			    u64_add_sat(u64_add_sat(dropped, unread), discarded));
-	add(o, "total", ju64(total));
-	add(o, "lost_markers", ju64(markers));
-	add(o, "overrun", have_stats ? ju64(overrun) : NULL);
-	add(o, "commit_overrun", have_stats ? ju64(commit) : NULL);
-	add(o, "dropped", have_stats ? ju64(dropped) : NULL);
-	add(o, "unread", have_stats ? ju64(unread) : NULL);
-	add(o, "discarded", ju64(discarded));
-	add(o, "per_cpu", per);
-	*produced_out = have_stats ? produced : 0;
+	o = trace_status_lost_json(cpus, nr, markers, discarded, 0, produced_out, &total);
+	free(cpus);
 	return o;
 }
 
@@ -366,9 +309,9 @@ static struct json_object *build(struct record *r)
 		json_object_array_add(a, json_object_new_int(r->pids[i]));
 	add(o, "set_event_pid", a);
 	add(o, "command", command_json(r));
-	add(o, "start_time", jtime(&r->start_rt));
+	add(o, "start_time", trace_status_json_time(&r->start_rt));
 	add(o, "start_clock_ns", r->started ? ju64(r->start_mono_ns) : NULL);
-	add(o, "stop_time", r->stopped ? jtime(&r->stop_rt) : NULL);
+	add(o, "stop_time", r->stopped ? trace_status_json_time(&r->stop_rt) : NULL);
 	add(o, "stop_clock_ns", r->stopped ? ju64(r->stop_mono_ns) : NULL);
 	add(o, "compression", jstr(chunk_compress_name(op->compress)));
 	lim = json_object_new_object();

@@ -24,15 +24,16 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <kbuffer.h>
 
+#include "capture.h"
 #include "device.h"
 #include "jsonout.h"
 #include "lost.h"
 #include "outfile.h"
+#include "tracestatus.h"
 #include "util.h"
 
-/* The decoder's limits (collector/decode.c): bigger files fail the decode. */
+/* The decoder's limits (capture/decode.c): bigger files fail the decode. */
 #define FS_MAX_KALLSYMS		(64ULL * 1024 * 1024)
 #define FS_MAX_OTHER		(1024ULL * 1024)
 #define FS_MAX_FILES		4096
@@ -233,87 +234,18 @@ void file_stream_release(struct file_stream *fs)
 
 /* ---- the pages ---- */
 
-/* kbuffer may read a few bytes past an event header it was handed: slack */
-#define PAGE_SLACK	4096
-#define COMMIT_MASK		((1ULL << 27) - 1)
-#define COMMIT_FLAG_MISSED	(1ULL << 31)
-#define COMMIT_FLAG_STORED	(1ULL << 30)
-
-/* Count one page; -1 when it is damaged (its commit or an event does not fit). */
-static int count_page(struct kbuffer *kbuf, void *page, int page_size, struct raw_count *c)
-{
-	uint64_t commit, size, events = 0;
-	void *data;
-	int m;
-
-	memcpy(&commit, (char *)page + 8, sizeof(commit));
-	size = commit & COMMIT_MASK;
-	if ((commit & COMMIT_FLAG_MISSED) && (commit & COMMIT_FLAG_STORED))
-		size += 8;
-	if (16 + size > (uint64_t)page_size || kbuffer_load_subbuffer(kbuf, page) < 0)
-		return -1;
-	for (data = kbuffer_read_event(kbuf, NULL); data; data = kbuffer_next_event(kbuf, NULL)) {
-		if (kbuffer_curr_size(kbuf) <= 0 ||
-		    kbuffer_curr_offset(kbuf) + kbuffer_curr_size(kbuf) >
-		    kbuffer_start_of_data(kbuf) + kbuffer_subbuffer_size(kbuf))
-			return -1;
-		events++;
-	}
-	m = kbuffer_missed_events(kbuf);
-	if (m > 0)
-		c->missed += (uint64_t)m;
-	else if (m < 0)
-		c->missed_unknown++;
-	c->events += events;
-	return 0;
-}
-
 int raw_count_file(int dirfd, const char *name, int page_size, struct raw_count *c)
 {
-	struct kbuffer *kbuf;
-	char *page;
-	int fd, ret = 0;
+	struct page_count pc;
+	int ret = page_count_file(dirfd, name, page_size, &pc);
 
-	memset(c, 0, sizeof(*c));
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	page = xcalloc(1, (size_t)page_size + PAGE_SLACK);
-	if (!kbuf) {
-		ret = -1;
-		goto out;
-	}
-	for (;;) {
-		size_t got = 0;
-
-		while (got < (size_t)page_size) {
-			ssize_t n = read(fd, page + got, (size_t)page_size - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				if (n < 0)
-					ret = -1;
-				break;
-			}
-			got += (size_t)n;
-		}
-		c->bytes += got;
-		if (got < (size_t)page_size) {
-			c->tail_bytes = got;
-			break;
-		}
-		c->pages++;
-		memset(page + page_size, 0, PAGE_SLACK);
-		if (count_page(kbuf, page, page_size, c))
-			c->bad_pages++;
-	}
-out:
-	if (kbuf)
-		kbuffer_free(kbuf);
-	free(page);
-	close(fd);
+	c->pages = pc.pages;
+	c->bytes = pc.bytes;
+	c->events = pc.events;
+	c->missed = pc.missed;
+	c->bad_pages = pc.bad_pages;
+	c->tail_bytes = pc.tail_bytes;
+	c->missed_unknown = pc.missed_unknown;
 	return ret;
 }
 
@@ -321,7 +253,7 @@ out:
 
 static json_object *jstr(const char *s)
 {
-	return s ? json_object_new_string(s) : NULL;
+	return trace_status_json_string(s);
 }
 
 static json_object *jstrv(char *const *v)
@@ -333,21 +265,8 @@ static json_object *jstrv(char *const *v)
 	return a;
 }
 
-static json_object *jtime(const struct timespec *ts)
-{
-	char date[40], buf[64];
-	struct tm tm;
-
-	if (!ts->tv_sec)
-		return NULL;
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, sizeof(buf), "%s.%09ldZ", date, ts->tv_nsec);
-	return json_object_new_string(buf);
-}
-
 /* The agent's counters of @cpu in @phase ("start", "end"), with cmd-device.c's keys. */
-static json_object *cpu_stats(json_object *stats, const char *phase, int cpu)
+static json_object *agent_stats(json_object *stats, const char *phase, int cpu)
 {
 	json_object *arr, *v;
 	size_t i;
@@ -363,46 +282,43 @@ static json_object *cpu_stats(json_object *stats, const char *phase, int cpu)
 	return NULL;
 }
 
-static uint64_t stat_of(json_object *o, const char *key, int *have)
+/* The agent's counters as the collector reads them: valid only when every key came. */
+static void cpu_stats_of(json_object *stats, const char *phase, int cpu, struct cpu_stats *st)
 {
-	json_object *v;
+	static const char *const keys[] = {
+		"entries", "overrun", "commit overrun", "bytes", "dropped events", "read events",
+	};
+	json_object *o = agent_stats(stats, phase, cpu), *v;
+	uint64_t val[ARRAY_SIZE(keys)];
+	size_t i;
 
-	if (!o || !json_object_object_get_ex(o, key, &v)) {
-		*have = 0;
-		return 0;
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		if (!o || !json_object_object_get_ex(o, keys[i], &v))
+			return;
+		val[i] = json_object_get_uint64(v);
 	}
-	return json_object_get_uint64(v);
+	st->entries = val[0];
+	st->overrun = val[1];
+	st->commit_overrun = val[2];
+	st->bytes = val[3];
+	st->dropped = val[4];
+	st->read = val[5];
+	st->valid = 1;
 }
 
-static uint64_t delta(uint64_t end, uint64_t start)
-{
-	return end >= start ? end - start : 0;
-}
-
-/* trace.status's stats.start/end: the collector's keys */
+/* trace.status's stats.start/end: the CPUs the agent counted */
 static json_object *stats_json(const struct raw_status *rs, const char *phase)
 {
 	json_object *arr = json_object_new_array();
 	int i;
 
 	for (i = 0; i < rs->nr_cpus; i++) {
-		json_object *s = cpu_stats(rs->stats, phase, rs->cpus[i]), *o;
-		int have = 1;
+		struct cpu_stats st;
 
-		if (!s)
-			continue;
-		o = json_object_new_object();
-		json_object_object_add(o, "cpu", json_object_new_int(rs->cpus[i]));
-		json_object_object_add(o, "entries", json_object_new_uint64(stat_of(s, "entries", &have)));
-		json_object_object_add(o, "overrun", json_object_new_uint64(stat_of(s, "overrun", &have)));
-		json_object_object_add(o, "commit_overrun",
-				       json_object_new_uint64(stat_of(s, "commit overrun", &have)));
-		json_object_object_add(o, "bytes", json_object_new_uint64(stat_of(s, "bytes", &have)));
-		json_object_object_add(o, "dropped_events",
-				       json_object_new_uint64(stat_of(s, "dropped events", &have)));
-		json_object_object_add(o, "read_events",
-				       json_object_new_uint64(stat_of(s, "read events", &have)));
-		json_object_array_add(arr, o);
+		cpu_stats_of(rs->stats, phase, rs->cpus[i], &st);
+		if (st.valid)
+			json_object_array_add(arr, trace_status_cpu_json(rs->cpus[i], &st));
 	}
 	if (!json_object_array_length(arr)) {
 		json_object_put(arr);
@@ -417,64 +333,35 @@ static json_object *stats_json(const struct raw_status *rs, const char *phase)
  * "discarded", the collector's key for events read but not in the output.
  */
 static json_object *lost_json(const struct raw_status *rs, uint64_t *produced, int *have_all,
-			      uint64_t *total_out)
+			      uint64_t *total)
 {
-	json_object *o = json_object_new_object(), *per = json_object_new_array();
-	uint64_t markers = 0, overrun = 0, commit = 0, dropped = 0, unread = 0, undelivered = 0;
-	uint64_t total;
-	int i, have_stats = 1;
+	struct lost_cpu *cpus = xcalloc((size_t)rs->nr_cpus + 1, sizeof(*cpus));
+	uint64_t markers = 0, undelivered = 0;
+	json_object *o;
+	int i;
 
-	*produced = 0;
+	*have_all = 1;
 	for (i = 0; i < rs->nr_cpus; i++) {
-		json_object *s = cpu_stats(rs->stats, "start", rs->cpus[i]);
-		json_object *e = cpu_stats(rs->stats, "end", rs->cpus[i]), *c;
 		const struct raw_count *rc = &rs->counts[i];
-		uint64_t ov, co, dr, rd, un, un_dev, t;
-		int have = s && e;
+		struct lost_cpu *l = &cpus[i];
+		uint64_t rd;
 
 		markers = u64_add_sat(markers, rc->missed);
-		ov = delta(stat_of(e, "overrun", &have), stat_of(s, "overrun", &have));
-		co = delta(stat_of(e, "commit overrun", &have), stat_of(s, "commit overrun", &have));
-		dr = delta(stat_of(e, "dropped events", &have), stat_of(s, "dropped events", &have));
-		rd = delta(stat_of(e, "read events", &have), stat_of(s, "read events", &have));
-		un = stat_of(e, "entries", &have);
-		if (!have) {
-			have_stats = 0;
+		l->cpu = rs->cpus[i];
+		l->markers = rc->missed;
+		cpu_stats_of(rs->stats, "start", rs->cpus[i], &l->start);
+		cpu_stats_of(rs->stats, "end", rs->cpus[i], &l->end);
+		l->valid = l->start.valid && l->end.valid;
+		if (!l->valid) {
+			*have_all = 0;
 			continue;
 		}
-		un_dev = rd > rc->events ? rd - rc->events : 0;
-		overrun += ov;
-		commit += co;
-		dropped += dr;
-		unread += un;
-		undelivered += un_dev;
-		*produced += rd + un + ov + co + dr;
-		t = u64_add_sat(u64_add_sat(rc->missed > ov ? rc->missed : ov, co),
-				u64_add_sat(u64_add_sat(dr, un), un_dev));
-		c = json_object_new_object();
-		json_object_object_add(c, "cpu", json_object_new_int(rs->cpus[i]));
-		json_object_object_add(c, "lost_markers", json_object_new_uint64(rc->missed));
-		json_object_object_add(c, "overrun", json_object_new_uint64(ov));
-		json_object_object_add(c, "commit_overrun", json_object_new_uint64(co));
-		json_object_object_add(c, "dropped", json_object_new_uint64(dr));
-		json_object_object_add(c, "unread", json_object_new_uint64(un));
-		json_object_object_add(c, "discarded", json_object_new_uint64(un_dev));
-		json_object_object_add(c, "total", json_object_new_uint64(t));
-		json_object_array_add(per, c);
+		rd = l->end.read >= l->start.read ? l->end.read - l->start.read : 0;
+		l->discarded = rd > rc->events ? rd - rc->events : 0;
+		undelivered += l->discarded;
 	}
-	total = u64_add_sat(u64_add_sat(markers > overrun ? markers : overrun, commit),
-			    u64_add_sat(u64_add_sat(dropped, unread), undelivered));
-	json_object_object_add(o, "total", json_object_new_uint64(total));
-	json_object_object_add(o, "lost_markers", json_object_new_uint64(markers));
-	json_object_object_add(o, "overrun", have_stats ? json_object_new_uint64(overrun) : NULL);
-	json_object_object_add(o, "commit_overrun",
-			       have_stats ? json_object_new_uint64(commit) : NULL);
-	json_object_object_add(o, "dropped", have_stats ? json_object_new_uint64(dropped) : NULL);
-	json_object_object_add(o, "unread", have_stats ? json_object_new_uint64(unread) : NULL);
-	json_object_object_add(o, "discarded", json_object_new_uint64(undelivered));
-	json_object_object_add(o, "per_cpu", per);
-	*have_all = have_stats;
-	*total_out = total;
+	o = trace_status_lost_json(cpus, rs->nr_cpus, markers, undelivered, 1, produced, total);
+	free(cpus);
 	return o;
 }
 
@@ -544,10 +431,10 @@ int raw_status_write(int dirfd, const struct raw_status *rs, uint64_t *lost_tota
 	} else {
 		json_object_object_add(o, "command", NULL);
 	}
-	json_object_object_add(o, "start_time", jtime(&rs->start));
+	json_object_object_add(o, "start_time", trace_status_json_time(&rs->start));
 	/* the device's CLOCK_MONOTONIC is not known here */
 	json_object_object_add(o, "start_clock_ns", NULL);
-	json_object_object_add(o, "stop_time", jtime(&rs->stop));
+	json_object_object_add(o, "stop_time", trace_status_json_time(&rs->stop));
 	json_object_object_add(o, "stop_clock_ns", NULL);
 	json_object_object_add(o, "compression", jstr("none"));
 	lim = json_object_new_object();

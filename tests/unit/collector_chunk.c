@@ -15,7 +15,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "collector/collector.h"
+#include "capture.h"
 #include "lost.h"
 #include "test.h"
 #include "util.h"

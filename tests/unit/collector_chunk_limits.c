@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/collector.h"
+#include "capture.h"
 #include "test.h"
 
 /* Lines of the chunk file @name in @dfd, -1 when it cannot be read. */

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "collector/collector.h"
+#include <kbuffer.h>
+
+#include "capture.h"
 #include "test.h"
 
 #define MISSED_EVENTS	(1ULL << 31)
@@ -35,20 +37,28 @@ static void make_page(unsigned char *page, int size, uint64_t flags, uint64_t mi
 
 int main(void)
 {
-	unsigned char page[4096];
-	uint64_t events = 0, missed = 0;
-	int unknown = 0, rc;
+	static unsigned char page[4096 + PAGE_COUNT_SLACK];
+	struct kbuffer *kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					     KBUFFER_ENDIAN_SAME_AS_HOST);
+	struct page_count c = { 0 };
+	int rc;
 
-	make_page(page, sizeof(page), 0, 0);
-	rc = bin_page_count(page, sizeof(page), &events, &missed, &unknown);
-	CHECK(rc == 0 && events == 3 && missed == 0 && unknown == 0, "three events, none missed");
-	make_page(page, sizeof(page), MISSED_EVENTS | MISSED_STORED, 7);
-	rc = bin_page_count(page, sizeof(page), &events, &missed, &unknown);
-	CHECK(rc == 0 && events == 6 && missed == 7 && unknown == 0,
+	make_page(page, 4096, 0, 0);
+	rc = page_count_one(kbuf, page, 4096, &c);
+	CHECK(rc == 0 && c.events == 3 && c.missed == 0 && c.missed_unknown == 0, "three events, none missed");
+	make_page(page, 4096, MISSED_EVENTS | MISSED_STORED, 7);
+	rc = page_count_one(kbuf, page, 4096, &c);
+	CHECK(rc == 0 && c.events == 6 && c.missed == 7 && c.missed_unknown == 0,
 	      "a stored missed count is added");
-	make_page(page, sizeof(page), MISSED_EVENTS, 0);
-	rc = bin_page_count(page, sizeof(page), &events, &missed, &unknown);
-	CHECK(rc == 0 && events == 9 && missed == 7 && unknown == 1,
+	make_page(page, 4096, MISSED_EVENTS, 0);
+	rc = page_count_one(kbuf, page, 4096, &c);
+	CHECK(rc == 0 && c.events == 9 && c.missed == 7 && c.missed_unknown == 1,
 	      "missed without a count is flagged, not guessed");
+	make_page(page, 4096, 0, 0);
+	memset(page + 8, 0xff, 3);	/* a commit size far beyond the page */
+	rc = page_count_one(kbuf, page, 4096, &c);
+	CHECK(rc == -1 && c.events == 9 && c.bad_pages == 1,
+	      "a commit beyond the page: counted damaged, its events not counted");
+	kbuffer_free(kbuf);
 	return TEST_EXIT();
 }

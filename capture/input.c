@@ -12,7 +12,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "collector/collector.h"
+#include "capture.h"
 #include "infile.h"
 #include "input.h"
 #include "util.h"
@@ -63,25 +63,6 @@ struct input {
 	const char	*file;
 };
 
-static int is_chunk_name(const char *name)
-{
-	static const char *const exts[] = {
-		".txt", ".txt.gz", ".txt.zst", ".gz", ".zst", ".trace", ".part", NULL
-	};
-	size_t len = strlen(name);
-	int i;
-
-	if (name[0] == '.')
-		return 0;
-	for (i = 0; exts[i]; i++) {
-		size_t el = strlen(exts[i]);
-
-		if (len > el && !strcmp(name + len - el, exts[i]))
-			return 1;
-	}
-	return 0;
-}
-
 static int cmp_names(const void *a, const void *b)
 {
 	return strverscmp(*(char *const *)a, *(char *const *)b);
@@ -114,7 +95,7 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 			in->status = xasprintf("%s/%s", dir, de->d_name);
 			continue;
 		}
-		if (!is_chunk_name(de->d_name))
+		if (!chunk_name_is(de->d_name))
 			continue;
 		if (n == ncap) {
 			ncap = ncap ? ncap * 2 : 16;

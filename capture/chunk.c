@@ -20,7 +20,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "collector.h"
+#include "capture.h"
 #include "lost.h"
 #include "util.h"
 
@@ -79,6 +79,25 @@ char *chunk_name(char *buf, size_t size, unsigned int index, enum chunk_compress
 {
 	snprintf(buf, size, "trace-%06u.txt%s", index, chunk_suffix(c));
 	return buf;
+}
+
+int chunk_name_is(const char *name)
+{
+	static const char *const exts[] = {
+		".txt", ".txt.gz", ".txt.zst", ".gz", ".zst", ".trace", ".part", NULL
+	};
+	size_t len = strlen(name);
+	int i;
+
+	if (name[0] == '.')
+		return 0;
+	for (i = 0; exts[i]; i++) {
+		size_t el = strlen(exts[i]);
+
+		if (len > el && !strcmp(name + len - el, exts[i]))
+			return 1;
+	}
+	return 0;
 }
 
 int chunk_writer_init(struct chunk_writer *cw, int dirfd, enum chunk_compress c,

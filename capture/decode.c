@@ -27,7 +27,7 @@
 #include <trace-seq.h>
 #include <tracefs.h>
 
-#include "collector.h"
+#include "capture.h"
 #include "infile.h"
 #include "util.h"
 

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.status, read: see tracestatus.h.
+ * trace.status, read, and the parts its writers share: see tracestatus.h.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
 #include "infile.h"
 #include "jsonskim.h"
+#include "lost.h"
 #include "tracestatus.h"
 #include "util.h"
 
@@ -155,3 +158,112 @@ int trace_status_read(struct trace_status *st, const char *path, int stream)
 	return 0;
 }
 
+
+/* ------------------------------------------------------------ writing */
+
+struct json_object *trace_status_json_string(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *trace_status_json_time(const struct timespec *ts)
+{
+	char buf[64], date[40];
+	struct tm tm;
+
+	if (!ts->tv_sec)
+		return NULL;
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, sizeof(buf), "%s.%09ldZ", date, ts->tv_nsec);
+	return json_object_new_string(buf);
+}
+
+static struct json_object *ju64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+struct json_object *trace_status_cpu_json(int cpu, const struct cpu_stats *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cpu", json_object_new_int(cpu));
+	if (!st->valid) {
+		json_object_object_add(o, "valid", json_object_new_boolean(0));
+		return o;
+	}
+	json_object_object_add(o, "entries", ju64(st->entries));
+	json_object_object_add(o, "overrun", ju64(st->overrun));
+	json_object_object_add(o, "commit_overrun", ju64(st->commit_overrun));
+	json_object_object_add(o, "bytes", ju64(st->bytes));
+	json_object_object_add(o, "dropped_events", ju64(st->dropped));
+	json_object_object_add(o, "read_events", ju64(st->read));
+	return o;
+}
+
+static uint64_t delta(uint64_t end, uint64_t start)
+{
+	return end >= start ? end - start : 0;
+}
+
+struct json_object *trace_status_lost_json(const struct lost_cpu *cpus, int nr,
+					   uint64_t markers, uint64_t discarded,
+					   int per_cpu_discarded, uint64_t *produced,
+					   uint64_t *total)
+{
+	struct json_object *o = json_object_new_object(), *per = json_object_new_array();
+	uint64_t overrun = 0, commit = 0, dropped = 0, unread = 0;
+	int i, have_stats = 1;
+
+	*produced = 0;
+	for (i = 0; i < nr; i++) {
+		const struct lost_cpu *l = &cpus[i];
+		const struct cpu_stats *s = &l->start, *e = &l->end;
+		struct json_object *c;
+		uint64_t m = l->markers, ov, co, dr, un, t;
+
+		if (!l->valid) {
+			have_stats = 0;
+			continue;
+		}
+		ov = delta(e->overrun, s->overrun);
+		co = delta(e->commit_overrun, s->commit_overrun);
+		dr = delta(e->dropped, s->dropped);
+		un = e->entries;
+		overrun += ov;
+		commit += co;
+		dropped += dr;
+		unread += un;
+		*produced += delta(e->read, s->read) + un + ov + co + dr;
+		t = u64_add_sat(u64_add_sat(m > ov ? m : ov, co),
+				u64_add_sat(dr, un));
+		c = json_object_new_object();
+		json_object_object_add(c, "cpu", json_object_new_int(l->cpu));
+		json_object_object_add(c, "lost_markers", ju64(m));
+		json_object_object_add(c, "overrun", ju64(ov));
+		json_object_object_add(c, "commit_overrun", ju64(co));
+		json_object_object_add(c, "dropped", ju64(dr));
+		json_object_object_add(c, "unread", ju64(un));
+		if (per_cpu_discarded) {
+			json_object_object_add(c, "discarded", ju64(l->discarded));
+			t = u64_add_sat(t, l->discarded);
+		}
+		json_object_object_add(c, "total", ju64(t));
+		json_object_array_add(per, c);
+	}
+	if (!nr)
+		have_stats = 0;
+	/* a hostile --stdin stream can claim 2^64-1 lost events: saturate, never wrap */
+	*total = u64_add_sat(u64_add_sat(markers > overrun ? markers : overrun, commit),
+			     u64_add_sat(u64_add_sat(dropped, unread), discarded));
+	json_object_object_add(o, "total", ju64(*total));
+	json_object_object_add(o, "lost_markers", ju64(markers));
+	json_object_object_add(o, "overrun", have_stats ? ju64(overrun) : NULL);
+	json_object_object_add(o, "commit_overrun", have_stats ? ju64(commit) : NULL);
+	json_object_object_add(o, "dropped", have_stats ? ju64(dropped) : NULL);
+	json_object_object_add(o, "unread", have_stats ? ju64(unread) : NULL);
+	json_object_object_add(o, "discarded", ju64(discarded));
+	json_object_object_add(o, "per_cpu", per);
+	return o;
+}
