@@ -251,7 +251,7 @@ int cmd_analyze(int argc, char **argv)
 			pl.kind = LINE_MALFORMED;
 			pl.what = "a line without a carriage return inside";
 		} else {
-			parse_line(line, &pl);
+			parse_line_n(line, (size_t)len, &pl);
 		}
 		if (pl.kind == LINE_MALFORMED) {
 			char *what = xasprintf("expected %s, got '%s%s'", pl.what, head,

@@ -36,6 +36,80 @@ struct name_slot {
 };
 
 static struct name_slot event_slots[NAME_SLOTS], field_slots[NAME_SLOTS];
+
+/* "name=" of a key as two words and their masks: compared whole, no loop */
+struct key_pat {
+	uint64_t	w[2], m[2];
+	const char	*name;
+	unsigned int	len;
+	int		pf;		/* enum parse_field, or -1 */
+};
+
+#define PRED_MAX	16	/* fields of a custom event */
+static struct key_pat pred[MMLOCK_EV_NR][PRED_MAX];
+static unsigned int nr_pred[MMLOCK_EV_NR];
+static struct key_pat v1_pid;
+
+#define ONES	0x0101010101010101ULL
+#define HIGHS	0x8080808080808080ULL
+
+static uint64_t load8(const char *s)
+{
+	uint64_t x;
+
+	memcpy(&x, s, sizeof(x));
+	return x;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR	1
+/* The high bit of each byte of @x that is not 0: exact, no borrow between bytes. */
+static uint64_t nonzero_bytes(uint64_t x)
+{
+	return (((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+#endif
+
+/* The first byte at or after @s that is NUL, @a or @b; @end is the line's NUL. */
+static char *find_byte2(char *s, const char *end, char a, char b)
+{
+#ifdef SWAR
+	while (s + 8 <= end + 1) {
+		uint64_t x = load8(s);
+		uint64_t m = ~(nonzero_bytes(x) & nonzero_bytes(x ^ (ONES * (unsigned char)a)) &
+			       nonzero_bytes(x ^ (ONES * (unsigned char)b))) & HIGHS;
+
+		if (m)
+			return s + (__builtin_ctzll(m) >> 3);
+		s += 8;
+	}
+#else
+	(void)end;
+#endif
+	while (*s && *s != a && *s != b)
+		s++;
+	return s;
+}
+
+/* The first byte at or after @s that is neither ' ' nor '\t'. */
+static char *skip_blanks(char *s, const char *end)
+{
+#ifdef SWAR
+	while (s + 8 <= end + 1) {
+		uint64_t x = load8(s);
+		uint64_t m = nonzero_bytes(x ^ (ONES * ' ')) & nonzero_bytes(x ^ (ONES * '\t'));
+
+		if (m)
+			return s + (__builtin_ctzll(m) >> 3);
+		s += 8;
+	}
+#else
+	(void)end;
+#endif
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
 static unsigned char key_char[256];	/* [A-Za-z0-9_] */
 static signed char hex_val[256];	/* 0..15, -1 for a byte that is no hex digit */
 static int tables_ready;
@@ -82,8 +156,30 @@ static int name_get(const struct name_slot *t, const char *s, size_t len)
 	return -1;
 }
 
+static int name_get(const struct name_slot *t, const char *s, size_t len);
+
+/* A key of at most 15 bytes as a pattern; 0 when it is longer. */
+static int key_pat_make(struct key_pat *k, const char *name)
+{
+	char w[16] = { 0 }, m[16] = { 0 };
+	size_t len = strlen(name);
+
+	if (len + 1 > sizeof(w))
+		return 0;
+	memcpy(w, name, len);
+	w[len] = '=';
+	memset(m, 0xff, len + 1);
+	memcpy(k->w, w, sizeof(w));
+	memcpy(k->m, m, sizeof(m));
+	k->name = name;
+	k->len = (unsigned int)len;
+	k->pf = name_get(field_slots, name, len);
+	return 1;
+}
+
 static void tables_fill(void)
 {
+	unsigned int f;
 	int i;
 
 	for (i = 0; i < 256; i++) {
@@ -99,20 +195,73 @@ static void tables_fill(void)
 			name_put(event_slots, mmlock_events[i].name, (int)mmlock_events[i].id);
 	for (i = 0; i < PF_NR; i++)
 		name_put(field_slots, parse_fields[i].key, i);
+	for (i = 0; i < MMLOCK_EV_NR; i++)
+		for (f = 0; f < mmlock_events[i].nr_fields && nr_pred[i] < PRED_MAX; f++)
+			if (!key_pat_make(&pred[i][nr_pred[i]++], mmlock_events[i].fields[f].name))
+				nr_pred[i]--;
+	key_pat_make(&v1_pid, MMLOCK_V1_PID_FIELD);
 	tables_ready = 1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HEX_WORDS	1
+/*
+ * Eight hex digits at a time (little-endian words: the first byte is the
+ * lowest).  hex_valid() sets the high bit of each byte that is a hex digit;
+ * hex_pack() is the value of the first @n (1..8) bytes, all digits.
+ */
+static uint64_t hex_valid(uint64_t x)
+{
+	uint64_t x7 = x & ~HIGHS, l = x7 | ONES * 0x20;
+	uint64_t digit = (x7 + ONES * (0x80 - '0')) & ~(x7 + ONES * (0x7f - '9'));
+	uint64_t alpha = (l + ONES * (0x80 - 'a')) & ~(l + ONES * (0x7f - 'f'));
+
+	return (digit | alpha) & ~x & HIGHS;
+}
+
+static uint64_t hex_pack(uint64_t x, unsigned int n)
+{
+	uint64_t v = (x & ONES * 0x0f) + ((x >> 6) & ONES) * 9;
+
+	v <<= 8 * (8 - n);			/* leading zero digits */
+	v = ((v << 4) | (v >> 8)) & 0x00ff00ff00ff00ffULL;
+	v = (v | (v >> 8)) & 0x0000ffff0000ffffULL;
+	v = (v | (v >> 16)) & 0xffffffffULL;
+	return __builtin_bswap32((uint32_t)v);
+}
+#endif
+
 /* strtoull(v, NULL, 16), without the call for the plain digits the kernel prints. */
-static uint64_t conv_hex(const char *v)
+static uint64_t conv_hex(const char *v, const char *end)
 {
 	uint64_t n = 0;
 	int i, d;
 
+	if (v[0] == '0' && (v[1] | 0x20) == 'x')
+		return strtoull(v, NULL, 16);	/* a 0x prefix */
+#ifdef HEX_WORDS
+	if (v + 16 <= end) {
+		uint64_t x0 = load8(v), x1, m;
+		unsigned int n1;
+
+		m = ~hex_valid(x0) & HIGHS;
+		if (m)
+			return m & 0x80 ? strtoull(v, NULL, 16) :
+			       hex_pack(x0, (unsigned int)__builtin_ctzll(m) >> 3);
+		x1 = load8(v + 8);
+		m = ~hex_valid(x1) & HIGHS;
+		n1 = m ? (unsigned int)__builtin_ctzll(m) >> 3 : 8;
+		if (n1 == 8 && hex_val[(unsigned char)v[16]] >= 0)
+			return strtoull(v, NULL, 16);	/* saturation */
+		return n1 ? hex_pack(x0, 8) << (4 * n1) | hex_pack(x1, n1) : hex_pack(x0, 8);
+	}
+#else
+	(void)end;
+#endif
 	for (i = 0; i < 16 && (d = hex_val[(unsigned char)v[i]]) >= 0; i++)
 		n = n << 4 | (uint64_t)d;
-	if (!i || (i == 16 && hex_val[(unsigned char)v[16]] >= 0) ||
-	    (v[0] == '0' && (v[1] | 0x20) == 'x'))
-		return strtoull(v, NULL, 16);	/* blanks, a sign, 0x, saturation */
+	if (!i || (i == 16 && hex_val[(unsigned char)v[16]] >= 0))
+		return strtoull(v, NULL, 16);	/* blanks, a sign, saturation */
 	return n;
 }
 
@@ -138,14 +287,14 @@ static int conv_dec(const char *v, long long *out)
 	return 1;
 }
 
-static void convert(struct parsed_line *out, enum parse_field f)
+static void convert(struct parsed_line *out, enum parse_field f, const char *end)
 {
 	const char *v = out->str[f];
 	long long n;
 
 	switch (parse_fields[f].conv) {
 	case PCONV_HEX:
-		out->num[f] = conv_hex(v);
+		out->num[f] = conv_hex(v, end);
 		break;
 	case PCONV_DEC:
 		if (conv_dec(v, &n)) {
@@ -175,12 +324,12 @@ static void set_field(struct parsed_line *out, int f, const char *v)
 }
 
 /* Once every value has its end: convert each field once. */
-static void convert_fields(struct parsed_line *out)
+static void convert_fields(struct parsed_line *out, const char *end)
 {
 	uint32_t m;
 
 	for (m = out->have; m; m &= m - 1)
-		convert(out, (enum parse_field)__builtin_ctz(m));
+		convert(out, (enum parse_field)__builtin_ctz(m), end);
 }
 
 /* How far back a CPU bracket looks: blanks before it, a "(  TGID)" column. */
@@ -256,19 +405,23 @@ static int parse_lost(const char *s, struct parsed_line *out)
 /* "123.456789" (µs) or "123.456789012" (ns) into nanoseconds, integers only. */
 static int parse_ts(const char *s, const char *end, uint64_t *ns)
 {
-	const char *dot = memchr(s, '.', (size_t)(end - s));
 	uint64_t secs = 0, frac = 0;
+	const char *q = s, *f;
 	int digits = 0;
 
-	if (!dot || !is_digits(s, dot) || !is_digits(dot + 1, end) || dot - s > 12)
+	/* SECS: 1 to 12 digits up to the first '.'; FRACTION: digits to the end */
+	while (q < end && is_digit(*q))
+		secs = secs * 10 + (uint64_t)(*q++ - '0');
+	if (q == s || q == end || *q != '.' || q - s > 12)
 		return -1;
-	for (; s < dot; s++)
-		secs = secs * 10 + (uint64_t)(*s - '0');
 	/* 2^64 ns is 18446744073.7 s: a later time would wrap into the past */
 	if (secs > 18446744072ULL)
 		return -1;
-	for (s = dot + 1; s < end && digits < 9; s++, digits++)
-		frac = frac * 10 + (uint64_t)(*s - '0');
+	for (f = ++q; q < end && is_digit(*q); q++)
+		if (digits < 9)
+			frac = frac * 10 + (uint64_t)(*q - '0'), digits++;
+	if (q == f || q != end)
+		return -1;
 	for (; digits < 9; digits++)
 		frac *= 10;
 	*ns = secs * 1000000000ULL + frac;
@@ -293,47 +446,82 @@ static char *last_write_key(char *s)
 	return hit;
 }
 
-static void split_payload(char *p, struct parsed_line *out)
+/* The first ' ' or NUL at or after @s; @end is the line's NUL (readable). */
+static char *find_space(char *s, const char *end)
 {
-	char *tok = p, *sp;
+	return find_byte2(s, end, ' ', ' ');
+}
+
+static int pat_match(const struct key_pat *k, const char *tok)
+{
+	return !((load8(tok) ^ k->w[0]) & k->m[0]) && !((load8(tok + 8) ^ k->w[1]) & k->m[1]);
+}
+
+/*
+ * KEY=VALUE pairs, VALUE running to the next KEY=.  A custom event prints
+ * its fields in the contract's order: the key expected next is compared
+ * whole (two words), and only a key out of that order is scanned and looked
+ * up; both find the same key.
+ */
+static void split_payload(char *p, const char *end, int id, struct parsed_line *out)
+{
+	const struct key_pat *pk = id >= 0 && id < MMLOCK_EV_NR ? pred[id] : NULL;
+	unsigned int k = 0, nk = pk ? nr_pred[id] : 0, j;
+	char *tok = p, *sp, *eq;
 
 	while (*tok) {
-		char *eq = tok;
+		int room = out->nr_fields < PARSE_MAX_FIELDS, f, wide = tok + 16 <= end + 1;
+		size_t len;
 
-		while (key_char[(unsigned char)*eq])
-			eq++;
-		sp = eq;
-		if (*eq == '=' && eq > tok && out->nr_fields < PARSE_MAX_FIELDS) {
-			size_t len = (size_t)(eq - tok);
-
-			/* a new key: end the previous value at the space before it */
-			if (tok > p && tok[-1] == ' ')
-				tok[-1] = '\0';
-			*eq = '\0';
-			out->keys[out->nr_fields] = tok;
-			out->vals[out->nr_fields] = eq + 1;
-			out->nr_fields++;
-			set_field(out, name_get(field_slots, tok, len), eq + 1);
-			sp = eq + 1;
-			/*
-			 * The stock mmap_lock events of kernels <= 6.13 print the
-			 * memcg's cgroup path with a bare %s: "" without a memcg,
-			 * "/" for the root, any byte but '/' and '\n' in a name
-			 * (spaces, '=', even " write=" itself), cut at 255 bytes.
-			 * Only write= and success= (fixed words) follow it, so
-			 * the path runs to the last " write=" of the line.
-			 */
-			if (len == 10 && !memcmp(tok, "memcg_path", 10)) {
-				sp = last_write_key(eq + 1);
-				if (!sp)
-					break;	/* a cut line: the rest is the path */
+		if (room && k < nk && (wide ? pat_match(&pk[k], tok) :
+				       same_bytes(pk[k].name, tok, pk[k].len) && tok[pk[k].len] == '=')) {
+			len = pk[k].len;
+			f = pk[k++].pf;
+		} else if (room && wide && pk && !k && pat_match(&v1_pid, tok)) {
+			len = v1_pid.len;	/* version 1's pid= before the contract's fields */
+			f = v1_pid.pf;
+		} else {
+			for (eq = tok; key_char[(unsigned char)*eq]; eq++)
+				;
+			if (*eq != '=' || eq == tok || !room) {
+				/* a continuation of the previous value ("[module]", spaces) */
+				sp = find_space(eq, end);
+				if (!*sp)
+					break;
 				tok = sp + 1;
 				continue;
 			}
+			len = (size_t)(eq - tok);
+			f = name_get(field_slots, tok, len);
+			for (j = 0; j < nk; j++)
+				if (pk[j].len == len && same_bytes(pk[j].name, tok, len))
+					k = j + 1;	/* the expected order goes on from here */
 		}
-		/* else: a continuation of the previous value ("[module]", spaces) */
-		while (*sp && *sp != ' ')
-			sp++;
+		eq = tok + len;
+		/* a new key: end the previous value at the space before it */
+		if (tok > p && tok[-1] == ' ')
+			tok[-1] = '\0';
+		*eq = '\0';
+		out->keys[out->nr_fields] = tok;
+		out->vals[out->nr_fields] = eq + 1;
+		out->nr_fields++;
+		set_field(out, f, eq + 1);
+		/*
+		 * The stock mmap_lock events of kernels <= 6.13 print the
+		 * memcg's cgroup path with a bare %s: "" without a memcg,
+		 * "/" for the root, any byte but '/' and '\n' in a name
+		 * (spaces, '=', even " write=" itself), cut at 255 bytes.
+		 * Only write= and success= (fixed words) follow it, so
+		 * the path runs to the last " write=" of the line.
+		 */
+		if (len == 10 && !memcmp(tok, "memcg_path", 10)) {
+			sp = last_write_key(eq + 1);
+			if (!sp)
+				break;	/* a cut line: the rest is the path */
+			tok = sp + 1;
+			continue;
+		}
+		sp = find_space(eq + 1, end);
 		if (!*sp)
 			break;
 		tok = sp + 1;
@@ -443,7 +631,14 @@ static void check_pid(struct parsed_line *out)
 
 void parse_line(char *line, struct parsed_line *out)
 {
+	parse_line_n(line, strlen(line), out);
+}
+
+void parse_line_n(char *line, size_t len, struct parsed_line *out)
+{
 	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon;
+	/* a NUL inside ends the line all the same: scans stop at any NUL */
+	const char *end = line + len;
 	int space;
 
 	/* not memset: the key and value arrays are read only up to nr_fields */
@@ -467,7 +662,7 @@ void parse_line(char *line, struct parsed_line *out)
 		out->kind = LINE_HEADER;
 		return;
 	}
-	p = (char *)skip_spaces(line);
+	p = skip_blanks(line, end);
 	if (p[0] == '=' && p[1] == '>' && p[2] == ' ') {
 		out->kind = LINE_FRAME;
 		out->frame = p + 3;
@@ -535,9 +730,8 @@ void parse_line(char *line, struct parsed_line *out)
 		return;
 	}
 	/* optional flags, then the timestamp ending in ':' */
-	ts = (char *)skip_spaces(close + 1);
-	for (ts_end = ts; *ts_end && *ts_end != ':' && *ts_end != ' '; ts_end++)
-		;
+	ts = skip_blanks(close + 1, end);
+	ts_end = find_byte2(ts, end, ':', ' ');
 	if (*ts_end == ' ') {
 		/* that token was the latency flags (or the line has no ':') */
 		char *sp = ts_end;
@@ -578,8 +772,10 @@ void parse_line(char *line, struct parsed_line *out)
 		out->event = "<unknown>";
 		return;
 	}
-	for (colon = name, space = 0; *colon && *colon != ':'; colon++)
-		space |= *colon == ' ';
+	colon = find_byte2(name, end, ':', ' ');
+	space = *colon == ' ';
+	if (space)
+		colon = find_byte2(colon, end, ':', ':');
 	if (!*colon || (colon[1] && colon[1] != ' ') || colon == name) {
 		out->what = "EVENT: after the timestamp";
 		return;
@@ -601,12 +797,12 @@ void parse_line(char *line, struct parsed_line *out)
 			out->what = begin ? "LOCK (flags=WORDS) in contention_begin" :
 				    "LOCK (ret=N) in contention_end";
 		}
-		convert_fields(out);
+		convert_fields(out, end);
 		return;
 	}
 	if (colon[1])
-		split_payload(colon + 2, out);
-	convert_fields(out);
+		split_payload(colon + 2, end, out->id, out);
+	convert_fields(out, end);
 	check_stock(out);
 	check_pid(out);
 }

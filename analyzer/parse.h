@@ -9,6 +9,7 @@
 #ifndef MMLOCK_PARSE_H
 #define MMLOCK_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "evset.h"
@@ -119,6 +120,14 @@ struct parsed_line {
  * Never fails: an unrecognised line is LINE_MALFORMED with @out->what set.
  */
 void parse_line(char *line, struct parsed_line *out);
+
+/**
+ * parse_line_n() - parse_line() of a line whose length is known
+ * @line:	the line; @line[@len] is NUL
+ * @len:	its length (a NUL before it ends the line all the same)
+ * @out:	the record
+ */
+void parse_line_n(char *line, size_t len, struct parsed_line *out);
 
 /**
  * parsed_get() - the text of a key

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The line parser on the layouts a capture can hold, and the histogram. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/hist.h"
@@ -134,6 +136,38 @@ int main(void)
 	parse("  a-1 [000] d..1.  1.000001: filemap_fault_beginx: tgid=1");
 	CHECK(pl.kind == LINE_EVENT && pl.id == -1 && pl_dec(&pl, PF_TGID, -1) == 1,
 	      "an event outside the contract: no id, fields still read");
+	{
+		/* the word-at-a-time conversions against strtoull/strtoll, on odd values too */
+		static const char alphabet[] = "0123456789abcdefABCDEFxX-+ g\t";
+		unsigned int seed = 12345, bad = 0, n;
+		char val[40], line[200];
+
+		for (n = 0; n < 20000; n++) {
+			int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 21, j;
+			const char *v;
+			char *end;
+
+			for (j = 0; j < len; j++) {
+				seed = seed * 1103515245 + 12345;
+				/* mostly hex digits, sometimes anything of the alphabet */
+				val[j] = alphabet[(seed >> 16) % ((seed >> 8) % 4 ? 16 : sizeof(alphabet) - 1)];
+			}
+			val[len] = '\0';
+			snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: mmap_lock_hold_end: "
+				 "tgid=%s prio=1 mm=%s write=1", val, val);
+			parse(line);
+			if (pl.kind != LINE_EVENT)
+				continue;
+			v = parsed_get(&pl, "mm");
+			if (pl_hex(&pl, PF_MM) != strtoull(v, NULL, 16))
+				bad++, printf("# mm=%s: %llx\n", v, (unsigned long long)pl_hex(&pl, PF_MM));
+			v = parsed_get(&pl, "tgid");
+			if (pl_dec(&pl, PF_TGID, -7) != (*v && (strtoll(v, &end, 10), end != v) ?
+							 strtoll(v, NULL, 10) : -7))
+				bad++, printf("# tgid=%s: %lld\n", v, pl_dec(&pl, PF_TGID, -7));
+		}
+		CHECK(!bad, "hex and decimal fields read as strtoull/strtoll read them (20000 values)");
+	}
 	{
 		static const enum parse_conv of_fmt[] = {
 			[MMLOCK_FMT_DEC] = PCONV_DEC, [MMLOCK_FMT_HEX] = PCONV_HEX,
