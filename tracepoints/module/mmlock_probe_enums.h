@@ -2,8 +2,8 @@
 /*
  * The enumerations the shared event text (../trace-events/) prints, for a
  * kernel whose headers lack them.  A kernel with the mmlock series defines
- * enum vma_read_fail and enum fault_fallback_reason in linux/mm.h (Kbuild
- * finds them and sets MMLOCK_HAVE_*); the filemap ones live in its
+ * enum vma_read_fail and enum fault_fallback_reason in linux/mm.h (6.12) or
+ * linux/mmap_lock.h (7.2) (Kbuild finds them and sets MMLOCK_HAVE_*); the filemap ones live in its
  * mm/internal.h, which no module sees, so they are always defined here.
  * Value 0 is "unknown" in each, and the order is the series' (contract v2).
  */
