@@ -107,10 +107,13 @@ static bool called_by_fault(unsigned long ip)
 	unsigned int i;
 
 	sprint_symbol_no_offset(name, ip);
-	for (i = 0; i < ARRAY_SIZE(fns); i++)
-		if (!strncmp(name, fns[i], strlen(fns[i])) &&
-		    (!name[strlen(fns[i])] || name[strlen(fns[i])] == '.'))
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		size_t n = strlen(fns[i]);
+
+		/* the name, or a compiler's clone of it (name.isra.0) */
+		if (!strncmp(name, fns[i], n) && (name[n] == '\0' || name[n] == '.'))
 			return true;
+	}
 	return false;
 }
 
@@ -457,6 +460,7 @@ static const char *const n_read_folio[] = {
 	"filemap_read_folio", "filemap_read_folio.isra.0",
 	"filemap_read_folio.constprop.0", "filemap_read_folio.part.0", NULL
 };
+
 static const char *const n_read_folio_wait[] = { "folio_wait_bit_killable", NULL };
 static const char *const n_sync_ra[] = { "page_cache_sync_ra", NULL };
 static const char *const n_async_ra[] = { "page_cache_async_ra", NULL };
@@ -472,7 +476,7 @@ static const char *const n_hmf[] = { "handle_mm_fault", NULL };
 	  .names = _names, .site = _site, .optional = _opt }
 
 enum { K_FAULT, K_FOLIO_LOCK_KILLABLE, K_FOLIO_LOCK, K_WAIT_BIT, K_READ_FOLIO,
-       K_SYNC_RA, K_ASYNC_RA, K_RA_ORDER, K_LVR, K_HMF, K_NR };
+	K_SYNC_RA, K_ASYNC_RA, K_RA_ORDER, K_LVR, K_HMF, K_NR };
 
 static struct mmlock_krp krps[K_NR] = {
 	[K_FAULT] = KRP(n_filemap_fault, fault_entry, fault_return,
@@ -511,6 +515,7 @@ static struct kprobe kp_lmfv = {
 	.symbol_name = "lock_mm_and_find_vma",
 	.pre_handler = lmfv_pre,
 };
+
 static bool kp_lmfv_on;
 
 static int krp_register(struct mmlock_krp *k)
@@ -571,13 +576,12 @@ int mmlock_fault_attach(void)
 		mmlock_cap("folio_lock=io_schedule");
 	else
 		mmlock_cap("folio_lock=call_only");
-	if (krps[K_READ_FOLIO].on) {
+	if (krps[K_READ_FOLIO].on)
 		mmlock_cap("read_folio=call");
-	} else if (!krp_register(&krp_read_folio_wait)) {
+	else if (!krp_register(&krp_read_folio_wait))
 		mmlock_cap("read_folio=wait_only");
-	} else {
+	else
 		mmlock_cap("read_folio=none");
-	}
 	mmlock_cap("read_fail=%s", krps[K_LVR].on ? "reason_unknown" : "none");
 	ret = register_kprobe(&kp_lmfv);
 	kp_lmfv_on = !ret;

@@ -12,11 +12,12 @@
  * one when the rwsem was not free (the trylock's own condition) at
  * start_locking, from there for a write call (there is no write trylock)
  * and for a read call at a call site it learnt blocks, else from
- * down_read*(); the wait ends with the call, at acquire_returned.  A trylock (mmap_read_trylock()) calls
- * down_read_trylock(), which is not probed, so it never reports a wait, as
- * in the series.  A downgrade (acquire_returned for reading, no
- * start_locking, the task still owning the rwsem for writing) ends the
- * write hold and starts a read hold, as the series prints it.
+ * down_read*(); the wait ends with the call, at acquire_returned.  A
+ * trylock (mmap_read_trylock()) calls down_read_trylock(), which is not
+ * probed, so it never reports a wait, as in the series.  A downgrade
+ * (acquire_returned for reading, no start_locking, the task still owning
+ * the rwsem for writing) ends the write hold and starts a read hold, as the
+ * series prints it.
  *
  * vma_start_write() is inline on the rwsem design: its down_write() on the
  * VMA's vm_lock is seen by the same down_write() probe.  When that rwsem is
@@ -397,12 +398,12 @@ static int up_write_pre(struct kprobe *p, struct pt_regs *regs)
 #endif
 
 /*
- * A post handler keeps a kprobe from being optimized into a jump, for two
- * reasons: the stack walk of writer_caller() cannot cross an optprobe's
- * trampoline, and unregistering optimized probes on these hot functions
- * while tasks call them left an int3 behind on the 6.12 QEMU guest ("Oops:
- * int3" at down_write_killable+0x1 and up_write+0x1 during rmmod under
- * load, 2 boots in 9); the int3 form costs a trap per call while loaded.
+ * A post handler keeps a kprobe from being optimized into a jump: the stack
+ * walk of writer_caller() cannot cross an optprobe's trampoline.  The int3
+ * form costs a trap per call while loaded.  (It does not prevent the "Oops:
+ * int3" seen at rmmod under load in QEMU: multi-threaded TCG runs an int3
+ * the kernel already removed, from int3 and optimized probes alike;
+ * README.md, "Unloading under TCG".)
  */
 static void no_opt(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
 {
@@ -421,6 +422,7 @@ static struct kprobe down_kps[] = {
 	{ .symbol_name = "up_write", .pre_handler = up_write_pre, .post_handler = no_opt },
 #endif
 };
+
 static bool down_on[ARRAY_SIZE(down_kps)];
 
 /* The fallback: rwsem sleeps, after optimistic spinning. */

@@ -121,12 +121,14 @@ static struct kretprobe rp_vsw = {
 	.handler = vsw_return,
 	.maxactive = 256,
 };
+
 static struct kretprobe rp_detach = {
 	.kp.symbol_name = "__vma_exclude_readers_for_detach",
 	.entry_handler = detach_entry,
 	.handler = detach_return,
 	.maxactive = 256,
 };
+
 static bool vsw_on, detach_on;
 
 int mmlock_vma_attach(void)
@@ -157,7 +159,8 @@ void mmlock_vma_detach(void)
 		unregister_kretprobe(&rp_detach);
 	if (vsw_on)
 		unregister_kretprobe(&rp_vsw);
-	detach_on = vsw_on = false;
+	detach_on = false;
+	vsw_on = false;
 }
 
 #else /* !MMLOCK_VMA_REFCNT: lock.c watches rwsem writers */
