@@ -109,15 +109,23 @@ else
 fi
 
 # The module's format files against the contract (mmlock events --check
-# --source module, once tracepoints/ has it), and on a patched kernel field
-# for field against the kernel's own events.
+# --source module), and on a patched kernel field for field against the
+# kernel's own events.
 out=$(mmlock events --check --source module --tracefs $T 2>&1); rc=$?
-if [ $rc -eq 0 ]; then
-	ok "module: mmlock events --check --source module"
-elif echo "$out" | grep -qi 'unrecognized option\|unknown option\|invalid option\|usage'; then
-	skip "module: mmlock events --check --source module" "this mmlock has no --source yet"
+if [ $rc -eq 0 ] && echo "$out" | grep -q '^format files of mmlock_probe.ko .*all 15 events match' &&
+   echo "$out" | grep -q '^# mmlock_probe.ko.*: version='; then
+	ok "module: mmlock events --check --source module (its 15 events, v2, and its caps)"
 else
 	notok "module: mmlock events --check --source module (exit $rc)" "$out"
+fi
+# on a stock kernel the kernel's own check finds none and points at the module
+if [ $patched = 0 ]; then
+	out=$(mmlock events --check --tracefs $T 2>&1); rc=$?
+	if [ $rc -eq 5 ] && echo "$out" | grep -q 'mmlock_probe.*--source module'; then
+		ok "module: mmlock events --check (kernel) on a stock kernel: exit 5, names --source module"
+	else
+		notok "module: mmlock events --check (kernel) on a stock kernel: exit 5, names --source module (exit $rc)" "$(echo "$out" | tail -n 3)"
+	fi
 fi
 fields() { sed -n 's/^[[:space:]]*field:\(.*\);[[:space:]]*offset:.*/\1/p' "$1" | grep -v ' common_'; }
 if [ $patched = 1 ]; then
@@ -347,6 +355,29 @@ if out=$(insmod $KO 2>&1) && rmmod mmlock_probe 2>&1; then
 	ok "unload: loads and unloads again"
 else
 	notok "unload: loads and unloads again" "$out"
+fi
+# and CYCLES more times under load, each after its events were on for a
+# moment (tests/module/unload-stress does hundreds)
+CYCLES=5
+mmlock workload vma-contention -q -d 120s -D /mnt/slow/work --pages 1024 \
+	--report $d/cycles.json > /dev/null 2>&1 &
+wpid=$!
+mkdir -p $T/instances/cycles
+n=0 out=""
+while [ $n -lt $CYCLES ]; do
+	out=$(insmod $KO 2>&1) || break
+	echo 1 > $T/instances/cycles/events/mmlock_probe/enable
+	sleep 0.$((n * 2 + 1))
+	out=$(rmmod mmlock_probe 2>&1) || break
+	n=$((n + 1))
+done
+kill $wpid 2>/dev/null
+wait $wpid 2>/dev/null
+rmdir $T/instances/cycles
+if [ $n -eq $CYCLES ]; then
+	ok "unload: $CYCLES more load/enable/rmmod cycles while a workload faults"
+else
+	notok "unload: $CYCLES more load/enable/rmmod cycles while a workload faults (cycle $((n + 1)) failed)" "$out"
 fi
 
 # ---------------------------------------------------------------- mmlock run
