@@ -32,6 +32,7 @@
 #include "device.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
+#include "recipe.h"
 #include "util.h"
 #include "runner/run.h"
 #include "workloads/workload.h"
@@ -1754,6 +1755,8 @@ static void usage(FILE *out)
 "       mmlock device [TRANSPORT] run [options] WORKLOAD...\n"
 "       mmlock device [TRANSPORT] shell -- COMMAND [ARGS...]\n"
 "       mmlock device [TRANSPORT] restore\n"
+"       mmlock device perfetto-config [options]   (--help: a Perfetto config)\n"
+"       mmlock device simpleperf-cmd [options]    (--help: a simpleperf line)\n"
 "\n"
 "A phone (adb) or a board (ssh) with a patched kernel: check what a run needs,\n"
 "or run workloads under the fault policies there, analyse here, and write\n"
@@ -1893,8 +1896,16 @@ int cmd_device(int argc, char **argv)
 			}
 		}
 		if (pass == 0) {
+			if (optind < argc && (!strcmp(argv[optind], "perfetto-config") ||
+					      !strcmp(argv[optind], "simpleperf-cmd"))) {
+				sub = argv[optind];
+				argc -= optind;
+				argv += optind;
+				break;
+			}
 			if (optind >= argc) {
-				pr_err("no subcommand: check, run, shell or restore");
+				pr_err("no subcommand: check, run, shell, restore, perfetto-config or "
+				       "simpleperf-cmd");
 				free(o.args);
 				return MMLOCK_EXIT_USAGE;
 			}
@@ -1903,6 +1914,12 @@ int cmd_device(int argc, char **argv)
 			argc -= optind - 1;
 			argv += optind - 1;
 		}
+	}
+	/* recipes: text written here, no transport */
+	if (!strcmp(sub, "perfetto-config") || !strcmp(sub, "simpleperf-cmd")) {
+		free(o.args);
+		return !strcmp(sub, "perfetto-config") ? cmd_device_perfetto_config(argc, argv) :
+		       cmd_device_simpleperf_cmd(argc, argv);
 	}
 	/* the agent's per-CPU reader, on the device (no transport) */
 	if (!strcmp(sub, "pages")) {
@@ -1915,7 +1932,8 @@ int cmd_device(int argc, char **argv)
 	}
 	if (strcmp(sub, "check") && strcmp(sub, "run") && strcmp(sub, "shell") &&
 	    strcmp(sub, "restore")) {
-		pr_err("'%s' is not check, run, shell or restore", sub);
+		pr_err("'%s' is not check, run, shell, restore, perfetto-config or "
+		       "simpleperf-cmd", sub);
 		free(o.args);
 		return MMLOCK_EXIT_USAGE;
 	}
