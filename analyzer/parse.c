@@ -287,6 +287,23 @@ static int conv_dec(const char *v, long long *out)
 	return 1;
 }
 
+/*
+ * The index of @v in an enumeration's words, PARSE_WORD_UNKNOWN for
+ * "unknown", -1 for anything else: mmlock_word_index() with the first byte
+ * compared before the rest.
+ */
+static int word_id(const char *const *words, const char *v)
+{
+	int i;
+
+	if (v[0] == 'u' && !strcmp(v, "unknown"))
+		return PARSE_WORD_UNKNOWN;
+	for (i = 0; words[i]; i++)
+		if (words[i][0] == v[0] && !strcmp(words[i], v))
+			return i;
+	return -1;
+}
+
 static void convert(struct parsed_line *out, enum parse_field f, const char *end)
 {
 	const char *v = out->str[f];
@@ -303,11 +320,10 @@ static void convert(struct parsed_line *out, enum parse_field f, const char *end
 		}
 		break;
 	case PCONV_BOOL:
-		out->num[f] = (v[0] == '1' && !v[1]) || !strcmp(v, "true");
+		out->num[f] = (v[0] == '1' && !v[1]) || (v[0] == 't' && !strcmp(v, "true"));
 		break;
 	case PCONV_LOCK:
-		out->num[f] = (uint64_t)(int64_t)(!strcmp(v, "unknown") ? PARSE_WORD_UNKNOWN :
-						  mmlock_word_index(mmlock_words_fault_lock, v));
+		out->num[f] = (uint64_t)(int64_t)word_id(mmlock_words_fault_lock, v);
 		break;
 	case PCONV_STR:
 		break;
