@@ -17,6 +17,7 @@ struct cmd_struct {
 
 static const struct cmd_struct commands[] = {
 	{ "record",	cmd_record,	"stream trace events into line-complete chunks" },
+	{ "convert",	cmd_convert,	"decode a binary capture (record --binary) into text chunks" },
 	{ "analyze",	cmd_analyze,	"pair intervals, classify Type-A/B/C, write the summary JSON" },
 	{ "compare",	cmd_compare,	"summaries side by side: kernels, fault policies" },
 	{ "report",	cmd_report,	"one self-contained HTML page of summaries: verdicts, plots, pairs" },

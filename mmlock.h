@@ -8,6 +8,7 @@
  */
 int cmd_analyze(int argc, char **argv);		/* analyzer/cmd-analyze.c */
 int cmd_compare(int argc, char **argv);		/* analyzer/cmd-compare.c */
+int cmd_convert(int argc, char **argv);		/* collector/cmd-convert.c */
 int cmd_device(int argc, char **argv);		/* device/cmd-device.c */
 int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
 int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */

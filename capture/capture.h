@@ -2,8 +2,8 @@
 /*
  * The capture layer: what a capture directory holds and how it is written
  * and read, below every command (trace-cmd's lib/trace-cmd/ is the model).
- * `mmlock record` writes through it, `mmlock analyze`, `compare` and
- * `device` read (and write) through it; it includes neither the
+ * `mmlock record` writes through it, `mmlock analyze`, `compare`, `convert`
+ * and `device` read (and write) through it; it includes neither the
  * collector's nor the analyzer's headers.
  *
  *   chunk.c        chunk names and suffixes, the codecs' write side, the
@@ -151,6 +151,23 @@ char *chunk_name(char *buf, size_t size, unsigned int index, enum chunk_compress
 int chunk_name_is(const char *name);
 
 /**
+ * chunk_option_parse() - the value of an option every chunk writer's
+ *	command takes (record, convert)
+ * @name: the long option: "compress", "level", "chunk-lines",
+ *	"chunk-bytes" or "chunk-seconds"
+ * @arg: its value
+ * @c: set by "compress"
+ * @level: set by "level"
+ * @limits: set by the chunk-* options
+ * @why: set to what was expected, for the caller's message
+ *
+ * Return: 0, -1 when @arg is not a valid value, 1 when @name is none of
+ * these options.
+ */
+int chunk_option_parse(const char *name, const char *arg, enum chunk_compress *c, int *level,
+		       struct chunk_limits *limits, const char **why);
+
+/**
  * chunk_writer_init() - set up a writer of chunks into a directory
  * @cw: the writer
  * @dirfd: the capture directory
@@ -271,6 +288,20 @@ struct bin_decode_stats {
 
 /* One text line, '\n'-terminated (a stack block is one call); non-zero stops. */
 typedef int (*bin_line_fn)(const char *line, size_t len, void *ctx);
+
+/**
+ * bin_capture_check() - does @dir look like a binary capture?
+ * @dir: the directory
+ * @err: set to a message (allocated) naming the file that is missing or
+ *	wrong and what was expected there
+ *
+ * Only what is there is checked (raw/, raw/cpu000.raw,
+ * tracefs/events/header_page), not what the files hold: bin_decode()
+ * checks that as it reads.
+ *
+ * Return: 0, or -1 with errno (ENOENT, ENOTDIR) and @err set.
+ */
+int bin_capture_check(const char *dir, char **err);
 
 /**
  * bin_decode() - a binary capture as trace_pipe text

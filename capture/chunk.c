@@ -81,6 +81,47 @@ char *chunk_name(char *buf, size_t size, unsigned int index, enum chunk_compress
 	return buf;
 }
 
+int chunk_option_parse(const char *name, const char *arg, enum chunk_compress *c, int *level,
+		       struct chunk_limits *limits, const char **why)
+{
+	uint64_t v;
+
+	if (!strcmp(name, "compress")) {
+		*why = "expected gzip, zstd or none";
+		return chunk_compress_parse(arg, c) ? -1 : 0;
+	}
+	if (!strcmp(name, "level")) {
+		*why = "expected 1-9 (gzip) or 1-19 (zstd)";
+		if (parse_u64(arg, &v) || !v || v > 19)
+			return -1;
+		*level = (int)v;
+		return 0;
+	}
+	if (!strcmp(name, "chunk-lines")) {
+		*why = "expected a number of lines";
+		if (parse_u64(arg, &v) || !v)
+			return -1;
+		limits->lines = v;
+		return 0;
+	}
+	if (!strcmp(name, "chunk-bytes")) {
+		*why = "expected a size such as 64M";
+		if (parse_size(arg, &v) || !v)
+			return -1;
+		limits->bytes = v;
+		return 0;
+	}
+	if (!strcmp(name, "chunk-seconds")) {
+		*why = "expected a time such as 60s";
+		if (parse_duration_us(arg, &v) || !v)
+			return -1;
+		limits->usecs = v;
+		return 0;
+	}
+	*why = "not a chunk option";
+	return 1;
+}
+
 int chunk_name_is(const char *name)
 {
 	static const char *const exts[] = {

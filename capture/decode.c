@@ -370,6 +370,70 @@ static void print_stack(struct tep_handle *tep, struct tep_event *ev, struct tep
 	}
 }
 
+/* A directory entry of @dir that chunk_name_is(), into @name; 0 when none. */
+static int find_chunk(const char *dir, char *name, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int found = 0;
+
+	while (d && !found && (de = readdir(d))) {
+		if (chunk_name_is(de->d_name)) {
+			snprintf(name, size, "%s", de->d_name);
+			found = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int bin_capture_check(const char *dir, char **err)
+{
+	static const char *const parts[][2] = {
+		{ "raw", "the per-CPU ring-buffer pages of a binary capture (raw/cpuNNN.raw)" },
+		{ "raw/cpu000.raw", "the first CPU's pages (raw/cpuNNN.raw from CPU 0 on)" },
+		{ "tracefs/events/header_page", "the page layout a binary capture saves beside "
+		  "its pages (tracefs/events/)" },
+	};
+	struct stat st;
+	char chunk[256];
+	size_t i;
+
+	*err = NULL;
+	if (stat(dir, &st)) {
+		int e = errno;
+
+		*err = xasprintf("%s: %s: expected a binary capture directory (mmlock record "
+				 "--binary)", dir, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*err = xasprintf("%s: not a directory: expected a binary capture directory "
+				 "(raw/, tracefs/: mmlock record --binary)", dir);
+		errno = ENOTDIR;
+		return -1;
+	}
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		char *path = xasprintf("%s/%s", dir, parts[i][0]);
+		int missing = stat(path, &st) != 0;
+
+		free(path);
+		if (!missing)
+			continue;
+		if (!i && find_chunk(dir, chunk, sizeof(chunk)))
+			*err = xasprintf("%s holds trace text (%s), not a binary capture: nothing "
+					 "to convert (mmlock analyze reads it as it is)", dir, chunk);
+		else
+			*err = xasprintf("%s/%s: missing: expected %s", dir, parts[i][0],
+					 parts[i][1]);
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
 int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_stats *st)
 {
 	struct tep_handle *tep = NULL;

@@ -90,11 +90,9 @@ static uint64_t mono_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-static void set_error(struct record *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#define set_error record_error
 
-/* Print the error once and keep it for trace.status. */
-static void set_error(struct record *r, const char *fmt, ...)
+void record_error(struct record *r, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -1177,6 +1175,19 @@ static int stdin_events(struct record *r)
 	return build_filters(r);
 }
 
+/* The end every stream run shares: stopped now, the final trace.status. */
+static int finish_status(struct record *r, int failed)
+{
+	mark_stop(r);
+	r->state = failed ? "error" : stop_signal ? "stopped" : "complete";
+	release_space(r);
+	if (record_write_status(r) && !failed) {
+		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
+		failed = 1;
+	}
+	return failed ? -1 : 0;
+}
+
 static int record_stdin(struct record *r)
 {
 	int ret;
@@ -1184,122 +1195,12 @@ static int record_stdin(struct record *r)
 	r->mode = "stdin";
 	if (stdin_events(r))
 		return MMLOCK_EXIT_USAGE;
-	if (open_outdir(r))
-		return MMLOCK_EXIT_OUTPUT;
-	if (install_signals() || open_chunks(r))
-		return MMLOCK_EXIT_FAILURE;
-	r->state = "recording";
-	mark_start(r);
+	ret = record_begin(r);
+	if (ret != MMLOCK_EXIT_OK)
+		return ret;
 	record_write_status(r);
 	ret = stream_loop(r, STDIN_FILENO, 1);
-	mark_stop(r);
-	r->state = ret ? "error" : stop_signal ? "stopped" : "complete";
-	release_space(r);
-	if (record_write_status(r) && !ret) {
-		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
-		ret = -1;
-	}
-	return ret ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
-}
-
-static int decode_line(const char *line, size_t len, void *ctx)
-{
-	struct record *r = ctx;
-
-	if (stop_signal) {
-		errno = EINTR;
-		return -1;
-	}
-	if (chunk_writer_feed(&r->cw, line, len, mono_us())) {
-		chunk_write_error(r);
-		errno = EIO;
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The binary capture's own trace.status (no chunk list: per-CPU counters,
- * some kilobytes): a regular file of bounded size, or nothing.
- */
-#define SOURCE_STATUS_MAX	(4 * 1024 * 1024)
-
-static json_object *read_source_status(const char *path)
-{
-	struct json_tokener *tok;
-	json_object *o;
-	size_t len;
-	char *text = infile_read(AT_FDCWD, path, SOURCE_STATUS_MAX, &len, INFILE_REGULAR);
-
-	if (!text)
-		return NULL;
-	tok = json_tokener_new();
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		o = NULL;
-	}
-	json_tokener_free(tok);
-	free(text);
-	return o;
-}
-
-/* --from-binary: a binary capture, decoded into text chunks. */
-static int record_decode(struct record *r)
-{
-	struct bin_decode_stats st;
-	char *path;
-	int ret;
-
-	r->mode = "decoded";
-	r->source_dir = r->opts->from_binary;
-	path = xasprintf("%s/trace.status", r->source_dir);
-	r->source = read_source_status(path);
-	free(path);
-	if (!r->source)
-		pr_warn("%s has no readable trace.status: the decoded one describes only the "
-			"chunks", r->source_dir);
-	if (open_outdir(r))
-		return MMLOCK_EXIT_OUTPUT;
-	if (install_signals() || open_chunks(r))
-		return MMLOCK_EXIT_FAILURE;
-	r->state = "recording";
-	mark_start(r);
-	ret = bin_decode(r->opts->from_binary, decode_line, r, &st);
-	if (ret && !r->error) {
-		set_error(r, "cannot decode %s: %s", r->opts->from_binary,
-			  errno == ENOENT ? "not a binary capture (no raw/ or tracefs/)" :
-			  infile_strerror(errno));
-	}
-	if (!ret && chunk_writer_finish(&r->cw, mono_us())) {
-		chunk_write_error(r);
-		ret = -1;
-	}
-	set_stop_reason(r, ret ? "error" : stop_signal ? sigabbrev_np(stop_signal) :
-			"end-of-input");
-	mark_stop(r);
-	r->state = ret ? "error" : stop_signal ? "stopped" : "complete";
-	if (st.missed_unknown)
-		pr_warn("%d pages of %s missed an unknown number of events",
-			st.missed_unknown, r->opts->from_binary);
-	if (st.bad_pages) {
-		/* counted and skipped, the rest decoded: exit 4, as analyze does */
-		pr_warn("%llu damaged ring-buffer page%s of %s skipped (a page header or event "
-			"that does not fit its page)", (unsigned long long)st.bad_pages,
-			st.bad_pages == 1 ? "" : "s", r->opts->from_binary);
-		r->bad_pages = st.bad_pages;
-	}
-	release_space(r);
-	if (record_write_status(r) && !ret) {
-		set_error(r, "cannot write %s/trace.status: %s", r->opts->output, strerror(errno));
-		ret = -1;
-	}
-	if (!ret)
-		return st.bad_pages ? MMLOCK_EXIT_PARTIAL : MMLOCK_EXIT_OK;
-	return r->cw_live && r->cw.nr_chunks + r->cw.lines == 0 && !r->error ?
-	       MMLOCK_EXIT_INPUT : r->error && strstr(r->error, "cannot decode") ?
-	       MMLOCK_EXIT_INPUT : MMLOCK_EXIT_OUTPUT;
+	return finish_status(r, ret != 0) ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
 }
 
 static void report_stale(const char *name, void *ctx)
@@ -1528,11 +1429,89 @@ destroy_instance:
 	return ret;
 }
 
+void record_init(struct record *r, struct record_opts *o, int argc, char **argv)
+{
+	struct utsname un;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = o;
+	r->outdir_fd = -1;
+	r->argc = argc + 1;
+	r->argv = xcalloc((size_t)argc + 2, sizeof(char *));
+	r->argv[0] = "mmlock";
+	memcpy(r->argv + 1, argv, (size_t)argc * sizeof(char *));
+	if (!uname(&un))
+		snprintf(r->kernel_release, sizeof(r->kernel_release), "%s", un.release);
+}
+
+void record_release(struct record *r, int ret)
+{
+	collector_destroy(&r->col);	/* --stdin fills its event list too */
+	if (r->cw_live)
+		chunk_writer_release(&r->cw);
+	if (r->bin_live)
+		bin_reader_release(&r->bin);
+	if (r->outdir_fd >= 0)
+		close(r->outdir_fd);
+	/* a run that failed before recording leaves no empty directory behind */
+	if (ret != MMLOCK_EXIT_OK && r->made_outdir && !r->started)
+		rmdir(r->opts->output);
+	free(r->stats_start);
+	free(r->stats_end);
+	free(r->stop_reason);
+	free(r->error);
+	free(r->clock);
+	free(r->pids);
+	free(r->module_caps);
+	free(r->module_version);
+	free(r->argv);
+	while (r->nr_events_missing)
+		free(r->events_missing[--r->nr_events_missing]);
+	free(r->events_missing);
+	if (r->source)
+		json_object_put(r->source);
+}
+
+int record_begin(struct record *r)
+{
+	if (open_outdir(r))
+		return MMLOCK_EXIT_OUTPUT;
+	if (install_signals() || open_chunks(r))
+		return MMLOCK_EXIT_FAILURE;
+	r->state = "recording";
+	mark_start(r);
+	return MMLOCK_EXIT_OK;
+}
+
+int record_feed(struct record *r, const char *buf, size_t len)
+{
+	if (stop_signal) {
+		errno = EINTR;
+		return -1;
+	}
+	if (chunk_writer_feed(&r->cw, buf, len, mono_us())) {
+		chunk_write_error(r);
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int record_end(struct record *r, int failed)
+{
+	if (!failed && chunk_writer_finish(&r->cw, mono_us())) {
+		chunk_write_error(r);
+		failed = 1;
+	}
+	set_stop_reason(r, failed ? "error" : stop_signal ? sigabbrev_np(stop_signal) :
+			"end-of-input");
+	return finish_status(r, failed);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts opts;
 	struct record r;
-	struct utsname un;
 	int ret;
 
 	if (record_parse_args(argc, argv, &opts)) {
@@ -1544,47 +1523,14 @@ int cmd_record(int argc, char **argv)
 		record_opts_release(&opts);
 		return MMLOCK_EXIT_OK;
 	}
-	memset(&r, 0, sizeof(r));
-	r.opts = &opts;
-	r.outdir_fd = -1;
-	r.argc = argc + 1;
-	r.argv = xcalloc((size_t)argc + 2, sizeof(char *));
-	r.argv[0] = "mmlock";
-	memcpy(r.argv + 1, argv, (size_t)argc * sizeof(char *));
-	if (!uname(&un))
-		snprintf(r.kernel_release, sizeof(r.kernel_release), "%s", un.release);
-
+	record_init(&r, &opts, argc, argv);
 	if (opts.use_stdin)
 		ret = record_stdin(&r);
 	else if (opts.from_binary)
-		ret = record_decode(&r);
+		ret = record_convert(&r, opts.from_binary);	/* mmlock convert's alias */
 	else
 		ret = record_trace(&r);
-
-	collector_destroy(&r.col);	/* --stdin fills its event list too */
-	if (r.cw_live)
-		chunk_writer_release(&r.cw);
-	if (r.bin_live)
-		bin_reader_release(&r.bin);
-	if (r.outdir_fd >= 0)
-		close(r.outdir_fd);
-	/* a run that failed before recording leaves no empty directory behind */
-	if (ret != MMLOCK_EXIT_OK && r.made_outdir && !r.started)
-		rmdir(opts.output);
-	free(r.stats_start);
-	free(r.stats_end);
-	free(r.stop_reason);
-	free(r.error);
-	free(r.clock);
-	free(r.pids);
-	free(r.module_caps);
-	free(r.module_version);
-	free(r.argv);
-	while (r.nr_events_missing)
-		free(r.events_missing[--r.nr_events_missing]);
-	free(r.events_missing);
-	if (r.source)
-		json_object_put(r.source);
+	record_release(&r, ret);
 	record_opts_release(&opts);
 	return ret;
 }

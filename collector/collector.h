@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The collector behind `mmlock record`: the option
+ * The collector behind `mmlock record` and `mmlock convert`: the option
  * parser; a private tracefs instance (rtla's struct trace_instance, grown);
  * the per-CPU binary readers; and the trace.status writer.  What a capture
  * directory holds (chunks, codecs, pages, the LOST grammar) is the capture
@@ -72,6 +72,75 @@ size_t edit_distance(const char *a, const char *b);
  */
 size_t closest_names(const char *want, char *const *names, size_t nr,
 		     const char **out, size_t max);
+
+/* -------------------------------------------- record and convert (cmd-*.c) */
+
+struct record;
+
+/**
+ * record_init() - an empty run of @o, before anything is opened
+ * @r: the run (struct record, record.h)
+ * @o: its parsed options (kept, not copied)
+ * @argc: the subcommand's argc, for trace.status's command_line
+ * @argv: its argv (argv[0] the subcommand)
+ */
+void record_init(struct record *r, struct record_opts *o, int argc, char **argv);
+
+/**
+ * record_release() - free what a run holds, and remove an output
+ *	directory it made if it failed before recording began
+ * @r: the run
+ * @ret: the exit code the run ends with
+ */
+void record_release(struct record *r, int ret);
+
+/**
+ * record_error() - print an error once, and keep the first for trace.status
+ * @r: the run
+ * @fmt: printf format
+ */
+void record_error(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * record_begin() - open the output directory and the chunk writer of a run
+ *	that reads a stream (convert, --stdin), and mark it started
+ * @r: the run
+ *
+ * Return: MMLOCK_EXIT_OK, or the exit code (the error is printed).
+ */
+int record_begin(struct record *r);
+
+/**
+ * record_feed() - hand bytes of the stream to the chunk writer
+ * @r: the run
+ * @buf: the bytes
+ * @len: their number
+ *
+ * Return: 0, or -1 with errno EINTR (a stop signal came) or EIO (a chunk
+ * could not be written: said, and the open chunk dropped).
+ */
+int record_feed(struct record *r, const char *buf, size_t len);
+
+/**
+ * record_end() - finish the last chunk, say why the run stopped, write
+ *	the final trace.status
+ * @r: the run
+ * @failed: the stream ended in an error
+ *
+ * Return: 0, or -1 when the run failed (now or before).
+ */
+int record_end(struct record *r, int failed);
+
+/**
+ * record_convert() - `mmlock convert` (and `record --from-binary`): the
+ *	binary capture @src decoded into text chunks in @r's output directory
+ * @r: the run, from record_init()
+ * @src: the binary capture's directory
+ *
+ * Return: an exit code: 0, 3 (@src is not a readable binary capture),
+ * 4 (damaged pages skipped, the rest converted), 7 (output).
+ */
+int record_convert(struct record *r, const char *src);
 
 /* --------------------------------------------------------------- instance */
 

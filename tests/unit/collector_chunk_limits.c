@@ -69,6 +69,32 @@ static void cut(const struct chunk_limits *lim, int nlines, const int *want, siz
 	rmdir(dir);
 }
 
+/* The chunk options record and convert share: values in, bad values named. */
+static void option_values(void)
+{
+	struct chunk_limits l = { 0, 0, 0 };
+	enum chunk_compress c = CHUNK_GZIP;
+	const char *why = NULL;
+	int level = 1;
+
+	CHECK(!chunk_option_parse("compress", "zst", &c, &level, &l, &why) && c == CHUNK_ZSTD,
+	      "--compress zst: zstd");
+	CHECK(chunk_option_parse("compress", "lz4", &c, &level, &l, &why) == -1 &&
+	      c == CHUNK_ZSTD && strstr(why, "gzip, zstd or none"),
+	      "--compress lz4: refused, saying what is expected");
+	CHECK(!chunk_option_parse("level", "19", &c, &level, &l, &why) && level == 19 &&
+	      chunk_option_parse("level", "20", &c, &level, &l, &why) == -1 && level == 19,
+	      "--level: 19 kept, 20 refused");
+	CHECK(!chunk_option_parse("chunk-bytes", "64M", &c, &level, &l, &why) &&
+	      l.bytes == 64ULL << 20 &&
+	      chunk_option_parse("chunk-lines", "0", &c, &level, &l, &why) == -1 && !l.lines,
+	      "--chunk-bytes 64M; --chunk-lines 0 refused");
+	CHECK(!chunk_option_parse("chunk-seconds", "2s", &c, &level, &l, &why) &&
+	      l.usecs == 2000000, "--chunk-seconds 2s");
+	CHECK(chunk_option_parse("output", "x", &c, &level, &l, &why) == 1,
+	      "another option is not a chunk option");
+}
+
 int main(void)
 {
 	static const int three[] = { 3, 3, 3, 1 };
@@ -83,5 +109,6 @@ int main(void)
 	cut(&by_one, 3, one, 3, "--chunk-lines 1, 3 lines");
 	cut(&by_bytes, 10, three, 4, "--chunk-bytes 35, 10 lines of 10 bytes");
 	cut(&by_exact_bytes, 10, three, 4, "--chunk-bytes 30, 10 lines of 10 bytes");
+	option_values();
 	return TEST_EXIT();
 }
