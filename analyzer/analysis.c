@@ -968,6 +968,20 @@ static void set_stack_target(struct analysis *an, struct task *t, struct call *c
 	}
 }
 
+/* A fault call or a VMA write, with the VMA its begin event names. */
+static struct call *call_of_vma(const struct parsed_line *pl)
+{
+	struct call *c = call_new(pl->ts_ns);
+
+	c->mm = pl_hex(pl, PF_MM);
+	c->vma = pl_hex(pl, PF_VMA);
+	c->vm_start = pl_hex(pl, PF_VM_START);
+	c->vm_end = pl_hex(pl, PF_VM_END);
+	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
+	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
+	return c;
+}
+
 static void drop_fault_wait(struct analysis *an, struct task *t)
 {
 	ival_free(an, t->fw);
@@ -989,13 +1003,7 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 	}
 	/* a lost end can no longer arrive once the slot begins again */
 	t->absorb[SLOT_FAULT] = t->absorb[SLOT_FAULT_WAIT] = 0;
-	c = call_new(pl->ts_ns);
-	c->mm = pl_hex(pl, PF_MM);
-	c->vma = pl_hex(pl, PF_VMA);
-	c->vm_start = pl_hex(pl, PF_VM_START);
-	c->vm_end = pl_hex(pl, PF_VM_END);
-	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
-	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
+	c = call_of_vma(pl);
 	t->fault = c;
 	t->fault_cpu = pl->cpu;
 	t->fault_epoch = cpu_epoch(an, pl->cpu);
@@ -1124,13 +1132,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 		call_put(t->vwrite);
 	}
 	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
-	c = call_new(pl->ts_ns);
-	c->mm = pl_hex(pl, PF_MM);
-	c->vma = pl_hex(pl, PF_VMA);
-	c->vm_start = pl_hex(pl, PF_VM_START);
-	c->vm_end = pl_hex(pl, PF_VM_END);
-	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
-	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
+	c = call_of_vma(pl);
 	copy_str(c->caller, sizeof(c->caller), caller);
 	t->vwrite = c;
 	t->vwrite_cpu = pl->cpu;

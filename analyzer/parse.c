@@ -132,31 +132,35 @@ static int same_bytes(const char *a, const char *b, size_t n)
 	return 1;
 }
 
-static void name_put(struct name_slot *t, const char *name, int val)
-{
-	size_t len = strlen(name);
-	unsigned int i;
-
-	for (i = name_hash(name, len); t[i].name; i = (i + 1) & (NAME_SLOTS - 1))
-		if (t[i].len == len && same_bytes(t[i].name, name, len))
-			return;		/* the first wins, as in a lookup in list order */
-	t[i].name = name;
-	t[i].len = (unsigned int)len;
-	t[i].val = val;
-}
-
-/* @len >= 1 */
-static int name_get(const struct name_slot *t, const char *s, size_t len)
+/* The slot holding @s (@len >= 1), or the free one where it would go. */
+static unsigned int name_slot(const struct name_slot *t, const char *s, size_t len)
 {
 	unsigned int i;
 
 	for (i = name_hash(s, len); t[i].name; i = (i + 1) & (NAME_SLOTS - 1))
 		if (t[i].len == len && same_bytes(t[i].name, s, len))
-			return t[i].val;
-	return -1;
+			break;
+	return i;
 }
 
-static int name_get(const struct name_slot *t, const char *s, size_t len);
+static void name_put(struct name_slot *t, const char *name, int val)
+{
+	size_t len = strlen(name);
+	unsigned int i = name_slot(t, name, len);
+
+	if (t[i].name)
+		return;		/* the first wins, as in a lookup in list order */
+	t[i].name = name;
+	t[i].len = (unsigned int)len;
+	t[i].val = val;
+}
+
+static int name_get(const struct name_slot *t, const char *s, size_t len)
+{
+	unsigned int i = name_slot(t, s, len);
+
+	return t[i].name ? t[i].val : -1;
+}
 
 /* A key of at most 15 bytes as a pattern; 0 when it is longer. */
 static int key_pat_make(struct key_pat *k, const char *name)
