@@ -47,6 +47,7 @@ struct dev_opts {
 	const char	*serial, *ssh, *base, *outdir, *name, *kernel, *duration, *files,
 			*threshold, *buffer_kb, *binary;
 	int		device_capture;		/* --capture device */
+	int		perfetto;		/* --perfetto: Perfetto's trace beside ours */
 	int		raw;			/* --binary pages (device-side) */
 	int		policy_mask;
 	char		**args;
@@ -1516,6 +1517,111 @@ out:
 	return rc;
 }
 
+/* ---- --perfetto: Perfetto's own trace beside ours (recipe.h) ---- */
+
+/* perfetto's output on the device; $MMLOCK_PERFETTO_OUT: the test stand-in's */
+static const char *perfetto_out(void)
+{
+	const char *e = getenv("MMLOCK_PERFETTO_OUT");
+
+	return e && *e == '/' ? e : RECIPE_PERFETTO_OUT;
+}
+
+/*
+ * Start perfetto on the device with a config of the events this run records,
+ * callstacks on the tracepoints with a user_pc of the workload's processes
+ * (argv0 mmlock: its tgid is not known before it starts).  perfetto reads
+ * the config from stdin: its SELinux domain may not read BASE, the shell
+ * may.  Return: the PID --background-wait printed (a new string), or NULL
+ * with @why.
+ */
+static char *perfetto_start(struct session *s, char **why)
+{
+	const struct dev_opts *o = s->o;
+	struct recipe r = { .callstacks = 1, .cmdline = "mmlock" };
+	char *events = default_events(&s->probe, probe_get(&s->probe, "release"));
+	char tmpl[] = "/tmp/mmlock-perfetto-XXXXXX", *text = NULL, *cfg, *cmd, *out = NULL;
+	char *qc, *qo, *pid = NULL;
+	uint64_t us = 0, kb = 0;
+	int fd = -1, rc;
+
+	/* perfetto stops on its own after the capture at the latest (a lost connection) */
+	parse_duration_us(o->duration, &us);
+	parse_u64(o->buffer_kb, &kb);
+	r.duration_ms = us / 1000 + 60000 > UINT32_MAX ? UINT32_MAX : us / 1000 + 60000;
+	r.buffer_kb = kb;
+	if (!*events || recipe_events_add(&r, events, why)) {
+		if (!*why)
+			*why = xasprintf("no events to record");
+		goto out;
+	}
+	text = perfetto_config_build(&r, perfetto_out());
+	fd = mkstemp(tmpl);
+	if (fd < 0 || write_all(fd, text, strlen(text))) {
+		*why = xasprintf("%s: %s", tmpl, strerror(errno));
+		goto out;
+	}
+	cfg = xasprintf("%s/run", o->base);
+	qc = shell_quote(cfg);
+	cmd = xasprintf("mkdir -p %s", qc);
+	rc = transport_run(&s->t, cmd, 1, NULL, 2);
+	free(cmd);
+	free(qc);
+	free(cfg);
+	cfg = xasprintf("%s/run/perfetto.pbtx", o->base);
+	if (!rc)
+		rc = transport_push(&s->t, tmpl, cfg, "644");
+	qc = shell_quote(cfg);
+	qo = shell_quote(perfetto_out());
+	cmd = xasprintf("rm -f %s && perfetto --background-wait --txt -c - -o %s <%s", qo, qo, qc);
+	free(qo);
+	if (!rc)
+		rc = transport_run(&s->t, cmd, 1, &out, 2);
+	free(cmd);
+	free(qc);
+	free(cfg);
+	if (rc || !out || strspn(out, "0123456789") == 0) {
+		*why = xasprintf("perfetto --background-wait did not start (exit %d%s%.80s)", rc,
+				 out && *out ? ": " : "", out ? out : "");
+		goto out;
+	}
+	pid = xstrndup(out, strspn(out, "0123456789"));
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmpl);
+	}
+	free(out);
+	free(text);
+	free(events);
+	recipe_release(&r);
+	return pid;
+}
+
+/* Stop perfetto (SIGTERM: it ends the session and writes the file), pull the trace. */
+static int perfetto_finish(struct session *s, const char *pid, const char *dir, char **why)
+{
+	char *copy = xasprintf("%s/run/mmlock.pftrace", s->o->base), *qc = shell_quote(copy);
+	char *local = xasprintf("%s/perfetto.pftrace", dir), *qo = shell_quote(perfetto_out());
+	/* 30 s for traced to flush; the copy lets the transport's user read it */
+	char *cmd = xasprintf("kill -TERM %s; i=0; while kill -0 %s 2>/dev/null && [ $i -lt 150 ]; "
+			      "do sleep 0.2; i=$((i + 1)); done; cp %s %s && chmod 644 %s",
+			      pid, pid, qo, qc, qc);
+	int rc = transport_run(&s->t, cmd, 1, NULL, 2);
+
+	if (rc)
+		*why = xasprintf("no perfetto trace at %s on the device (exit %d)", perfetto_out(),
+				 rc);
+	else if (transport_pull(&s->t, copy, local))
+		*why = xasprintf("cannot pull %s", copy);
+	free(cmd);
+	free(local);
+	free(qo);
+	free(qc);
+	free(copy);
+	return *why ? -1 : 0;
+}
+
 static void run_one(struct session *s, const char *wl, const struct run_policy *p,
 		    const char *kernel, json_object *row)
 {
@@ -1528,6 +1634,7 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 	char *pargs[3] = { pol[0], pol[1], NULL };
 	json_object *dev = json_object_new_object();
 	FILE *log = NULL;
+	char *ppid = NULL;
 	int rc;
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
@@ -1559,9 +1666,32 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 	json_object_object_add(dev, "kernel_release",
 			       json_object_new_string(probe_get(&s->probe, "release") ?
 						      probe_get(&s->probe, "release") : ""));
+	if (o->perfetto) {
+		char *pwhy = NULL;
+
+		ppid = perfetto_start(s, &pwhy);
+		if (!ppid) {
+			fprintf(stderr, "mmlock device: --perfetto: %s; the run goes on without it\n",
+				pwhy);
+			json_object_object_add(dev, "perfetto", json_object_new_string(pwhy));
+			free(pwhy);
+		}
+	}
 	rc = o->device_capture ? capture_device(s, wl, trace, &why) :
 	     o->raw ? capture_host_raw(s, wl, trace, p, dev, log, &why) :
 		      capture_host(s, wl, trace, dev, log, &why);
+	if (ppid) {
+		char *pwhy = NULL;
+
+		if (perfetto_finish(s, ppid, dir, &pwhy)) {
+			fprintf(stderr, "mmlock device: --perfetto: %s\n", pwhy);
+			json_object_object_add(dev, "perfetto", json_object_new_string(pwhy));
+		} else {
+			json_object_object_add(dev, "perfetto", json_object_new_string(
+						       "perfetto.pftrace"));
+		}
+		free(pwhy);
+	}
 	if (rc)
 		goto out;
 	if (!o->device_capture && !o->raw) {
@@ -1606,6 +1736,7 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 out:
 	if (why)
 		json_object_object_add(row, "skipped", json_object_new_string(why));
+	free(ppid);
 	if (log)
 		fclose(log);
 	json_object_put(dev);
@@ -1789,6 +1920,10 @@ static void usage(FILE *out)
 "  -t, --threshold-us N   Type-C threshold of the verdict (default 1000)\n"
 "      --binary PATH      the static mmlock to push (default: build-arm64/mmlock\n"
 "                         for aarch64)\n"
+"      --perfetto         Perfetto's trace beside ours (Android): the same events,\n"
+"                         process names, callstacks on the fault and VMA-writer\n"
+"                         tracepoints of mmlock's processes, CLOCK_MONOTONIC;\n"
+"                         pulled into DIR/.../POLICY/perfetto.pftrace\n"
 "\n"
 "Exit: 0 ok; 1 a run failed; 2 usage; 3 no device; 5 check found something\n"
 "missing (run: no root, no tracefs, no binary); 130 interrupted.\n");
@@ -1812,6 +1947,7 @@ int cmd_device(int argc, char **argv)
 		{ "output",	required_argument, NULL, 'o' },
 		{ "threshold-us", required_argument, NULL, 't' },
 		{ "binary",	required_argument, NULL, 'X' },
+		{ "perfetto",	no_argument,	   NULL, 'F' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1885,6 +2021,7 @@ int cmd_device(int argc, char **argv)
 				o.threshold = optarg;
 				break;
 			case 'X': o.binary = optarg; break;
+			case 'F': o.perfetto = 1; break;
 			case 'h':
 				usage(stdout);
 				free(o.args);

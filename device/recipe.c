@@ -31,8 +31,7 @@
 #include "recipe.h"
 #include "util.h"
 
-/* Where the recipes' outputs go on the device (perfetto's traced may write here). */
-#define RECIPE_PERFETTO_OUT	"/data/misc/perfetto-traces/mmlock.pftrace"
+/* Where simpleperf writes on the device by default. */
 #define RECIPE_SIMPLEPERF_OUT	"/data/local/tmp/mmlock/perf.data"
 
 /*
@@ -304,6 +303,10 @@ char *perfetto_config_build(const struct recipe *r, const char *device_out)
 			for (k = 0; k < r->nr_tgids; k++)
 				emit(&t, "          target_pid: %d\n", r->tgids[k]);
 			emit(&t, "        }\n");
+		} else if (r->cmdline) {
+			q = pb_quote(r->cmdline);
+			emit(&t, "        scope {\n          target_cmdline: %s\n        }\n", q);
+			free(q);
 		}
 		emit(&t, "        kernel_frames: true\n      }\n      ring_buffer_pages: 256\n"
 			 "    }\n  }\n}\n");

@@ -44,6 +44,8 @@ struct recipe_event {
  * @callstacks: sample user and kernel callstacks on the stack events
  * @stack_all_listed: every SYSTEM:NAME event named in a list is a stack
  *	event (simpleperf samples what it is told to)
+ * @cmdline: with no tgids, keep the callstacks of processes whose argv0 is
+ *	this binary name (Perfetto's Scope.target_cmdline), or NULL
  */
 struct recipe {
 	struct recipe_event	*events;
@@ -54,7 +56,11 @@ struct recipe {
 	uint64_t		buffer_kb;
 	int			callstacks;
 	int			stack_all_listed;
+	const char		*cmdline;
 };
+
+/* Where `mmlock device run --perfetto` has perfetto write (traced may write there). */
+#define RECIPE_PERFETTO_OUT	"/data/misc/perfetto-traces/mmlock.pftrace"
 
 /**
  * recipe_events_add() - add the events named by @spec to @r
