@@ -61,6 +61,7 @@ struct call {
 	char		dev[24];
 	char		caller[CALLER_LEN];
 	int		caller_idx;		/* its caller_stat + 1, 0: not looked up */
+	char		user_pc[24];		/* the faulting user instruction, as printed */
 	char		stack[STACK_LEN];
 };
 
@@ -155,6 +156,7 @@ struct pair_side {
 	int		pid, tgid, prio;
 	char		comm[COMM_LEN];
 	char		stack[STACK_LEN];
+	char		user_pc[24];	/* the fault side's user_pc, "" when none */
 };
 
 struct pair_rec {

@@ -726,6 +726,7 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 	p.start_ns = fw->start > vw->start ? fw->start : vw->start;
 	side_from(&p.blocked, vw);
 	side_from(&p.blocker, fw);
+	copy_str(p.blocker.user_pc, sizeof(p.blocker.user_pc), fw->call->user_pc);
 	p.mm = vw->mm;
 	p.vma = vw->vma;
 	p.vm_start = vw->call->vm_start;
@@ -770,6 +771,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	p.start_ns = r->start > m->start ? r->start : m->start;
 	side_from(&p.blocked, r);
 	side_from(&p.blocker, m);
+	copy_str(p.blocked.user_pc, sizeof(p.blocked.user_pc), r->call->user_pc);
 	p.mm = r->mm;
 	p.vma = r->call->vma;
 	p.vm_start = r->call->vm_start;
@@ -979,6 +981,7 @@ static struct call *call_of_vma(const struct parsed_line *pl)
 	c->vm_end = pl_hex(pl, PF_VM_END);
 	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
 	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
+	copy_str(c->user_pc, sizeof(c->user_pc), pl_str(pl, PF_USER_PC));
 	return c;
 }
 
@@ -1089,6 +1092,7 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 		g->vma = t->fault->vma;
 		g->vm_start = t->fault->vm_start;
 		g->vm_end = t->fault->vm_end;
+		copy_str(g->user_pc, sizeof(g->user_pc), t->fault->user_pc);
 	} else {
 		g->vma = pl_hex(pl, PF_VMA);
 	}

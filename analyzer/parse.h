@@ -69,6 +69,7 @@ enum parse_conv { PCONV_HEX, PCONV_DEC, PCONV_BOOL, PCONV_LOCK, PCONV_STR };
 	X(ANON,		anon,		BOOL)	\
 	X(LOCK_ADDR,	lock_addr,	HEX)	\
 	X(FLAGS,	flags,		STR)	\
+	X(USER_PC,	user_pc,	STR)	\
 	X(PREV_PID,	prev_pid,	DEC)	\
 	X(PREV_PRIO,	prev_prio,	DEC)	\
 	X(NEXT_PID,	next_pid,	DEC)	\

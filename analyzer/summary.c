@@ -106,6 +106,8 @@ static json_object *side_json(const struct pair_side *s)
 	add(o, "prio", s->prio >= 0 ? json_object_new_int(s->prio) : NULL);
 	if (s->stack[0])
 		add(o, "stack", json_object_new_string(s->stack));
+	if (s->user_pc[0])
+		add(o, "user_pc", json_object_new_string(s->user_pc));
 	return o;
 }
 
