@@ -365,7 +365,7 @@ static int count_lost(struct chunk_writer *cw, int cpu, uint64_t n)
 
 static int is_frame(const char *line, size_t len)
 {
-	return len >= 4 && !memcmp(line, " => ", 4);
+	return trace_line_is_frame(line, len);
 }
 
 static int chunk_full(const struct chunk_writer *cw, size_t len, uint64_t now_us)

@@ -29,6 +29,7 @@
 
 #include "capture.h"
 #include "infile.h"
+#include "lost.h"
 #include "util.h"
 
 struct dec_cpu {
@@ -347,7 +348,7 @@ static void print_stack(struct tep_handle *tep, struct tep_event *ev, struct tep
 	unsigned long long n = 0, i;
 	int lsize = tep_get_long_size(tep);
 
-	trace_seq_puts(s, "<stack trace>\n");
+	trace_seq_puts(s, TRACE_STACK_HEAD "\n");
 	if (!caller || lsize != 8)
 		return;
 	if (size_f)
@@ -364,9 +365,9 @@ static void print_stack(struct tep_handle *tep, struct tep_event *ev, struct tep
 			break;
 		fn = tep_find_function(tep, addr);
 		if (fn)
-			trace_seq_printf(s, " => %s\n", fn);
+			trace_seq_printf(s, TRACE_FRAME_PREFIX "%s\n", fn);
 		else
-			trace_seq_printf(s, " => 0x%llx\n", addr);
+			trace_seq_printf(s, TRACE_FRAME_PREFIX "0x%llx\n", addr);
 	}
 }
 
@@ -529,7 +530,10 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		trace_seq_reset(&s);
 		if (c->has_lost) {
 			if (c->lost > 0) {
-				trace_seq_printf(&s, "CPU:%d [LOST %d EVENTS]\n", c->cpu, c->lost);
+				char lost[64];
+
+				lost_marker_format(lost, sizeof(lost), c->cpu, (uint64_t)c->lost);
+				trace_seq_puts(&s, lost);
 				st->missed += (uint64_t)c->lost;
 			} else {
 				st->missed_unknown++;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The lost-event marker grammar: see lost.h.
+ * The capture-level line grammar: see lost.h.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lost.h"
@@ -53,4 +55,9 @@ int lost_marker_parse(const char *line, size_t len, int *cpu, uint64_t *count)
 	*cpu = (int)c;
 	*count = n;
 	return 1;
+}
+
+int lost_marker_format(char *buf, size_t size, int cpu, uint64_t count)
+{
+	return snprintf(buf, size, "CPU:%d [LOST %" PRIu64 " EVENTS]\n", cpu, count);
 }

@@ -343,6 +343,25 @@ static void test_partial_and_tick(void)
 	rmdir_all(dir);
 }
 
+/* What the decoder writes is what every reader parses: one grammar. */
+static void grammar_round_trip(void)
+{
+	static const uint64_t counts[] = { 0, 1, 339, UINT64_MAX };
+	char buf[64];
+	uint64_t n;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		int len = lost_marker_format(buf, sizeof(buf), 4095, counts[i]);
+		CHECK(len > 0 && (size_t)len < sizeof(buf) && buf[len - 1] == '\n' &&
+		      lost_marker_parse(buf, (size_t)len, &cpu, &n) && cpu == 4095 && n == counts[i],
+		      "a marker the decoder writes parses back to its CPU and count");
+	}
+	CHECK(trace_line_is_frame(" => do_page_fault\n", 18) && !trace_line_is_frame(" =>", 3) &&
+	      !trace_line_is_frame("  => x", 6), "a frame line starts with \" => \", nothing else");
+}
+
 int main(void)
 {
 	struct chunk_limits by_lines = { 100, 0, 0 };
@@ -357,5 +376,6 @@ int main(void)
 	round_trip(CHUNK_GZIP, &by_bytes, "gzip, 16K");
 	round_trip(CHUNK_NONE, &by_time, "none, 5ms");
 	test_partial_and_tick();
+	grammar_round_trip();
 	return TEST_EXIT();
 }
