@@ -64,7 +64,11 @@ static int vsw_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct vm_area_struct *vma = (void *)regs_get_kernel_argument(regs, 0);
 
-	if (!writer_begin(vma, false))
+	/*
+	 * A VMA not in the tree yet (vm_refcnt 0: dup_mmap()'s copies) has no
+	 * reader to wait for, and the series traces attached VMAs only.
+	 */
+	if (!refcount_read(&vma->vm_refcnt) || !writer_begin(vma, false))
 		return 1;
 	trace_vma_start_write_begin(vma, mmlock_entry_caller(regs));
 	return 0;
