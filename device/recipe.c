@@ -497,6 +497,54 @@ bad:
 	return MMLOCK_EXIT_USAGE;
 }
 
+/*
+ * The options of both subcommands into @r (the events once every --tgid is
+ * known).  Return: 0 go on, -1 --help was printed, else the exit code.
+ */
+static int recipe_args(struct recipe *r, int argc, char **argv, const char *shortopts,
+		       const struct option *lopts, void (*usage)(FILE *), const char *ev_opt,
+		       const char **out)
+{
+	char **specs = NULL;
+	size_t nr_specs = 0;
+	int c, rc = 0;
+
+	optind = 0;
+	while (!rc && (c = getopt_long(argc, argv, shortopts, lopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			specs = xrealloc(specs, (nr_specs + 1) * sizeof(*specs));
+			specs[nr_specs++] = optarg;
+			break;
+		case 'g': r->callstacks = 1; break;
+		case 'o': *out = optarg; break;
+		case 'h':
+			usage(stdout);
+			rc = -1;
+			break;
+		case 'p': case 'd': case 'b':
+			rc = recipe_opt(r, c, optarg);
+			break;
+		default:
+			usage(stderr);
+			rc = MMLOCK_EXIT_USAGE;
+		}
+	}
+	if (!rc && optind != argc) {
+		pr_err("unexpected argument '%s'", argv[optind]);
+		rc = MMLOCK_EXIT_USAGE;
+	}
+	if (!rc)
+		rc = recipe_events_finish(r, specs, nr_specs, ev_opt);
+	if (!rc && r->callstacks && !recipe_nr_stack_events(r)) {
+		pr_err("%s: none of the events is one callstacks are sampled on (a custom event "
+		       "with user_pc, or mmap_lock:mmap_lock_acquire_returned)", ev_opt);
+		rc = MMLOCK_EXIT_USAGE;
+	}
+	free(specs);
+	return rc;
+}
+
 int cmd_device_perfetto_config(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -510,47 +558,14 @@ int cmd_device_perfetto_config(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct recipe r = { .duration_ms = 10000, .buffer_kb = 4096 };
-	char **specs = NULL, *text;
 	const char *out = NULL;
-	size_t nr_specs = 0;
-	int c, rc = MMLOCK_EXIT_OK;
+	char *text;
+	int rc = recipe_args(&r, argc, argv, "e:p:d:b:go:h", lopts, perfetto_usage, "--events",
+			     &out);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "e:p:d:b:go:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			specs = xrealloc(specs, (nr_specs + 1) * sizeof(*specs));
-			specs[nr_specs++] = optarg;
-			break;
-		case 'g': r.callstacks = 1; break;
-		case 'o': out = optarg; break;
-		case 'h':
-			perfetto_usage(stdout);
-			goto out;
-		case 'p': case 'd': case 'b':
-			rc = recipe_opt(&r, c, optarg);
-			if (rc)
-				goto out;
-			break;
-		default:
-			perfetto_usage(stderr);
-			rc = MMLOCK_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (optind != argc) {
-		pr_err("unexpected argument '%s'", argv[optind]);
-		rc = MMLOCK_EXIT_USAGE;
-		goto out;
-	}
-	rc = recipe_events_finish(&r, specs, nr_specs, "--events");
-	if (rc)
-		goto out;
-	if (r.callstacks && !recipe_nr_stack_events(&r)) {
-		pr_err("--callstacks: none of the events is one callstacks are sampled on "
-		       "(a custom event with user_pc, or mmap_lock:mmap_lock_acquire_returned)");
-		rc = MMLOCK_EXIT_USAGE;
-		goto out;
+	if (rc) {
+		recipe_release(&r);
+		return rc < 0 ? MMLOCK_EXIT_OK : rc;
 	}
 	if (r.nr_tgids && !r.callstacks)
 		pr_warn("--tgid scopes the callstacks only (--callstacks): the ftrace events of "
@@ -563,8 +578,6 @@ int cmd_device_perfetto_config(int argc, char **argv)
 		rc = MMLOCK_EXIT_OUTPUT;
 	}
 	free(text);
-out:
-	free(specs);
 	recipe_release(&r);
 	return rc;
 }
@@ -579,53 +592,20 @@ int cmd_device_simpleperf_cmd(int argc, char **argv)
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct recipe r = { .duration_ms = 10000, .buffer_kb = 4096, .stack_all_listed = 1 };
-	char **specs = NULL, *line;
+	/* simpleperf samples a callstack on every event it is told to */
+	struct recipe r = { .duration_ms = 10000, .buffer_kb = 4096, .callstacks = 1,
+			    .stack_all_listed = 1 };
 	const char *out = RECIPE_SIMPLEPERF_OUT;
-	size_t nr_specs = 0;
-	int c, rc = MMLOCK_EXIT_OK;
+	char *line;
+	int rc = recipe_args(&r, argc, argv, "e:p:d:o:h", lopts, simpleperf_usage, "--event", &out);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "e:p:d:o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			specs = xrealloc(specs, (nr_specs + 1) * sizeof(*specs));
-			specs[nr_specs++] = optarg;
-			break;
-		case 'o': out = optarg; break;
-		case 'h':
-			simpleperf_usage(stdout);
-			goto out;
-		case 'p': case 'd':
-			rc = recipe_opt(&r, c, optarg);
-			if (rc)
-				goto out;
-			break;
-		default:
-			simpleperf_usage(stderr);
-			rc = MMLOCK_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (optind != argc) {
-		pr_err("unexpected argument '%s'", argv[optind]);
-		rc = MMLOCK_EXIT_USAGE;
-		goto out;
-	}
-	rc = recipe_events_finish(&r, specs, nr_specs, "--event");
-	if (rc)
-		goto out;
-	if (!recipe_nr_stack_events(&r)) {
-		pr_err("--event: none of the events is one callstacks are sampled on "
-		       "(a custom event with user_pc, or mmap_lock:mmap_lock_acquire_returned)");
-		rc = MMLOCK_EXIT_USAGE;
-		goto out;
+	if (rc) {
+		recipe_release(&r);
+		return rc < 0 ? MMLOCK_EXIT_OK : rc;
 	}
 	line = simpleperf_cmd_build(&r, out);
 	printf("%s\n", line);
 	free(line);
-out:
-	free(specs);
 	recipe_release(&r);
-	return rc;
+	return MMLOCK_EXIT_OK;
 }
