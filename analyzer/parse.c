@@ -70,14 +70,18 @@ static uint64_t nonzero_bytes(uint64_t x)
 }
 #endif
 
-/* The first byte at or after @s that is NUL, @a or @b; @end is the line's NUL. */
-static char *find_byte2(char *s, const char *end, char a, char b)
+/*
+ * The first byte at or after @s that is NUL, @a or @b (@stop 1), or that is
+ * neither @a nor @b (@stop 0); @end is the line's NUL.
+ */
+static inline char *scan_bytes(char *s, const char *end, char a, char b, int stop)
 {
 #ifdef SWAR
 	while (s + 8 <= end + 1) {
 		uint64_t x = load8(s);
-		uint64_t m = ~(nonzero_bytes(x) & nonzero_bytes(x ^ (ONES * (unsigned char)a)) &
-			       nonzero_bytes(x ^ (ONES * (unsigned char)b))) & HIGHS;
+		uint64_t ab = ~(nonzero_bytes(x ^ (ONES * (unsigned char)a)) &
+				nonzero_bytes(x ^ (ONES * (unsigned char)b))) & HIGHS;
+		uint64_t m = stop ? ab | (~nonzero_bytes(x) & HIGHS) : ~ab & HIGHS;
 
 		if (m)
 			return s + (__builtin_ctzll(m) >> 3);
@@ -86,29 +90,19 @@ static char *find_byte2(char *s, const char *end, char a, char b)
 #else
 	(void)end;
 #endif
-	while (*s && *s != a && *s != b)
+	while (*s && (*s == a || *s == b) != stop)
 		s++;
 	return s;
 }
 
-/* The first byte at or after @s that is neither ' ' nor '\t'. */
+static char *find_byte2(char *s, const char *end, char a, char b)
+{
+	return scan_bytes(s, end, a, b, 1);
+}
+
 static char *skip_blanks(char *s, const char *end)
 {
-#ifdef SWAR
-	while (s + 8 <= end + 1) {
-		uint64_t x = load8(s);
-		uint64_t m = nonzero_bytes(x ^ (ONES * ' ')) & nonzero_bytes(x ^ (ONES * '\t'));
-
-		if (m)
-			return s + (__builtin_ctzll(m) >> 3);
-		s += 8;
-	}
-#else
-	(void)end;
-#endif
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
+	return scan_bytes(s, end, ' ', '\t', 0);
 }
 static unsigned char key_char[256];	/* [A-Za-z0-9_] */
 static signed char hex_val[256];	/* 0..15, -1 for a byte that is no hex digit */
