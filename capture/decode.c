@@ -435,6 +435,16 @@ int bin_capture_check(const char *dir, char **err)
 	return 0;
 }
 
+/* The tables a capture saves beside its formats, each optional. */
+static const struct {
+	const char	*name;
+	int		(*parse)(struct tep_handle *tep, const char *text);
+} tables[] = {
+	{ "kallsyms",			tep_parse_kallsyms },
+	{ "tracefs/printk_formats",	tep_parse_printk_formats },
+	{ "tracefs/saved_cmdlines",	tep_parse_saved_cmdlines },
+};
+
 int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_stats *st)
 {
 	struct tep_handle *tep = NULL;
@@ -460,24 +470,14 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 	}
 	d.long_size = tep_get_long_size(tep) == 4 ? 4 : 8;
 	d.big = tep_is_file_bigendian(tep);
-	text = xasprintf("%s/kallsyms", dir);
-	path = read_whole(text);
-	free(text);
-	if (path)
-		tep_parse_kallsyms(tep, path);
-	free(path);
-	text = xasprintf("%s/tracefs/printk_formats", dir);
-	path = read_whole(text);
-	free(text);
-	if (path)
-		tep_parse_printk_formats(tep, path);
-	free(path);
-	text = xasprintf("%s/tracefs/saved_cmdlines", dir);
-	path = read_whole(text);
-	free(text);
-	if (path)
-		tep_parse_saved_cmdlines(tep, path);
-	free(path);
+	for (i = 0; i < (int)ARRAY_SIZE(tables); i++) {
+		path = xasprintf("%s/%s", dir, tables[i].name);
+		text = read_whole(path);
+		free(path);
+		if (text)
+			tables[i].parse(tep, text);	/* an absent table: addresses stay numbers */
+		free(text);
+	}
 	path = xasprintf("%s/tracefs/saved_tgids", dir);
 	load_tgids(path, &tg);
 	free(path);
