@@ -10,6 +10,8 @@ checkpatch_series() {
 	shift
 	checkpatch_bad=""
 	for cps_p in "$@"; do
+		# one line per patch: a series takes tens of seconds on a loaded machine
+		echo "# checkpatch --strict $(basename "$cps_p")"
 		cps_out=$(cd "$cps_src" && perl scripts/checkpatch.pl --strict --quiet "$cps_p" 2>&1)
 		[ -z "$cps_out" ] && continue
 		checkpatch_bad="$checkpatch_bad $(basename "$cps_p")"
