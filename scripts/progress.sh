@@ -8,7 +8,8 @@
 #
 # prints each new LOG line matching PATTERN (an extended regex) as
 # "LABEL: line" on stderr while the step runs, and "LABEL: still running
-# (Ns[ of ~ESTIMATE_Ss])" after 30 s without one.
+# (Ns[ of ~ESTIMATE_Ss])" after 20 s without one: with the 2 s poll no
+# output is ever more than about 22 s apart, well inside the 30 s rule.
 
 progress_follow() {
 	local label=$1 logf=$2 pat=$3 est=${4:-} seen=0 n start=$SECONDS quiet=$SECONDS
@@ -18,7 +19,7 @@ progress_follow() {
 			grep -aE -- "$pat" "$logf" | sed -n "$((seen + 1)),${n}p" | tr -d '\r' |
 				cut -c1-160 | sed "s|^|$label: |" >&2
 			seen=$n quiet=$SECONDS
-		elif [ $((SECONDS - quiet)) -ge 30 ]; then
+		elif [ $((SECONDS - quiet)) -ge 20 ]; then
 			echo "$label: still running ($((SECONDS - start))s${est:+ of ~${est}s})" >&2
 			quiet=$SECONDS
 		fi
