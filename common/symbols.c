@@ -48,7 +48,7 @@ static int hex_field(const char **p, char stop, uint64_t *v)
 static const char *maps_line(char *line, struct maps_entry *e)
 {
 	const char *p = line;
-	uint64_t dev, ino;
+	uint64_t dev;
 	char *nl = strchr(line, '\n');
 
 	if (nl)
@@ -66,9 +66,11 @@ static const char *maps_line(char *line, struct maps_entry *e)
 		return "the file offset in hex";
 	if (hex_field(&p, ':', &dev) || hex_field(&p, ' ', &dev))
 		return "the device as MAJOR:MINOR in hex";
-	for (ino = 0; *p >= '0' && *p <= '9'; p++)
-		ino = ino * 10 + (uint64_t)(*p - '0');
-	(void)ino;
+	/* the inode: only checked, the path names the file */
+	if (*p < '0' || *p > '9')
+		return "the inode in decimal";
+	while (*p >= '0' && *p <= '9')
+		p++;
 	if (*p && *p != ' ')
 		return "the inode in decimal";
 	while (*p == ' ')
