@@ -68,6 +68,16 @@ CFLAGS	+= -DMMLOCK_VERSION=\"0.1\" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror 
 	   -I. -Itracepoints -Icommon -Icapture
 LDLIBS	+= -pthread -lm
 
+# The native build also resolves user addresses to source lines (elfutils'
+# libdw) and reads trace-cmd's trace.dat (libtracecmd).  The static arm64
+# binary for a phone does without both: Debian ships neither as a static
+# archive with its private dependencies, and a phone's symbols are resolved
+# on the host (--symfs).
+ifeq ($(ARCH),)
+  PKGS	+= libdw libtracecmd
+  CFLAGS += -DMMLOCK_HAVE_LIBDW -DMMLOCK_HAVE_TRACECMD
+endif
+
 ifeq ($(SAN),1)
   CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=undefined
