@@ -649,12 +649,14 @@ static void heap_swap(struct pair_rec *a, struct pair_rec *b)
 	*b = t;
 }
 
-/* Keep the top_n slowest pairs in a min-heap. */
+/* Keep the top_n slowest pairs in a min-heap; every pair goes through here. */
 static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
 {
 	unsigned int i, n = an->opts.top_n;
 	struct pair_rec *top;
 
+	if (an->opts.on_pair)
+		an->opts.on_pair(an->opts.hook_ctx, p);
 	if (!n)
 		return;
 	if (!th->v)
@@ -818,6 +820,8 @@ static void sweep_close(struct analysis *an, struct ival *iv, int closed, int ot
 	int c;
 
 	list_remove(an, iv);
+	if (an->opts.on_ival)
+		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
 	if (type_a) {
 		/* same_vma(): the pointers when both have one, else the range */
 		bucket_key_of(&k, other_closed, iv->has_vma ? BK_VMA : BK_RANGE_VMA, iv);

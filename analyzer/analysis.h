@@ -8,11 +8,21 @@
 
 struct json_object;
 struct analysis;
+struct ival;
+struct pair_rec;
 
 struct analysis_opts {
 	uint64_t	threshold_us;	/* Type-C score threshold of the verdict */
 	unsigned int	top_n;		/* slowest pairs kept */
 	int		stack_before;	/* stack blocks precede their event */
+	/*
+	 * mmlock export: each interval of a pairing sweep as it closes
+	 * (@list: its enum sweep_list), each pair as it is found; NULL: none.
+	 * The pointers are valid during the call (analysis-int.h).
+	 */
+	void		(*on_ival)(void *ctx, const struct ival *iv, int list);
+	void		(*on_pair)(void *ctx, const struct pair_rec *p);
+	void		*hook_ctx;
 };
 
 /* What the capture's metadata says, for the summary. */
