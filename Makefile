@@ -14,6 +14,8 @@
 #   make fuzz       libFuzzer over analyze and compare for FUZZ_SECONDS (600)
 #   make mutate     the mutation gate: every bug of tests/mutate/mutants must
 #                   make a fast suite fail (tests/mutate/README.md)
+#   make mutate-kernel   the same for bugs planted in a kernel series: each is a
+#                   kernel build plus the e2e suite on it (not in make test)
 #   make ARCH=arm64 static aarch64 mmlock, unit tests and tools in build-arm64/
 #                   (Debian's cross gcc + arm64 -dev packages: install-deps.sh arm64);
 #                   make ARCH=arm64 test runs the unit and CLI suites under
@@ -69,11 +71,11 @@ CFLAGS	+= -DMMLOCK_VERSION=\"0.1\" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror 
 LDLIBS	+= -pthread -lm
 
 # The native build also resolves user addresses to source lines (elfutils'
-# libdw) and reads trace-cmd's trace.dat (libtracecmd).  The static arm64
-# binary for a phone does without both: Debian ships neither as a static
-# archive with its private dependencies, and a phone's symbols are resolved
-# on the host (--symfs).
-ifeq ($(ARCH),)
+# libdw) and reads trace-cmd's trace.dat (libtracecmd).  Static binaries (the
+# arm64 one for a phone, LDFLAGS=-static for the QEMU guests) do without both:
+# Debian ships neither as a static archive with its private dependencies, and
+# their symbols are resolved on the host (--symfs).
+ifeq ($(ARCH)$(filter -static,$(LDFLAGS)),)
   PKGS	+= libdw libtracecmd
   CFLAGS += -DMMLOCK_HAVE_LIBDW -DMMLOCK_HAVE_TRACECMD
 endif
@@ -197,6 +199,12 @@ fuzz: all
 mutate:
 	$(Q)tests/mutate/run
 
+# The kernel mutants: each one a kernel build, so never part of `make test`.
+# They are 7.2 mutants: e2e runs on that series only.
+mutate-kernel:
+	$(Q)MUTATE_LIST=tests/mutate/kernel-mutants MUTATE_SLACK=$${MUTATE_SLACK:-3600} \
+		MMLOCK_E2E_SERIES=$${MMLOCK_E2E_SERIES:-7.2} tests/mutate/run
+
 bench-tracepoints: all
 	$(Q)O=$(O) bench/tracepoint-cost/run
 
@@ -212,5 +220,5 @@ clean:
 	$(Q)rm -rf $(O)
 
 .PHONY: all deps test run demo check clean kernel-test kernel-test-debug kernel-check bench-tracepoints \
-	fuzz mutate
+	fuzz mutate mutate-kernel
 -include $(LIB_OBJS:.o=.d) $(O)/mmlock.d $(UNIT_SRCS:%.c=$(O)/%.d) $(TOOL_SRCS:%.c=$(O)/%.d)
