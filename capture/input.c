@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "infile.h"
 #include "input.h"
+#include "tracedat.h"
 #include "util.h"
 
 enum codec { CODEC_PLAIN, CODEC_GZIP, CODEC_ZSTD };
@@ -33,6 +34,8 @@ struct input {
 	pthread_t	decoder;
 	int		decoder_live, decoder_fd, decoder_err;
 	uint64_t	decoder_bad;	/* damaged pages the decoder skipped */
+	struct tracedat_proc dat;	/* a trace.dat read in a child (tracedat.h) */
+	int		dat_live;
 	input_error_fn	err_fn;
 	void		*err_ctx;
 
@@ -111,6 +114,13 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 
 		free(raw);
 		free(names);
+		raw = xasprintf("%s/trace.dat", dir);
+		if (!binary && !stat(raw, &st) && S_ISREG(st.st_mode)) {
+			/* where trace-cmd record writes: read through libtracecmd */
+			add_file(in, raw, cap, 1);
+			return 0;
+		}
+		free(raw);
 		if (binary) {
 			/* mmlock record --binary: decoded on the fly, read as one more chunk */
 			in->binary_dir = xstrdup(dir);
@@ -118,8 +128,8 @@ static int add_dir(struct input *in, const char *dir, size_t *cap, char **err)
 			add_file(in, xstrdup(in->binary_name), cap, 1);
 			return 0;
 		}
-		*err = xasprintf("%s: directory holds no trace chunk (*.txt, *.gz, *.zst) and no "
-				 "binary capture (raw/)", dir);
+		*err = xasprintf("%s: directory holds no trace chunk (*.txt, *.gz, *.zst), no "
+				 "binary capture (raw/) and no trace.dat", dir);
 		errno = ENOENT;
 		return -1;
 	}
@@ -262,11 +272,38 @@ static void stop_decoder(struct input *in)
 	}
 }
 
+static void report(struct input *in, enum input_error_kind kind, const char *what);
+
+/* The trace.dat's child is done, or stopped when the reader stopped early. */
+static void stop_tracedat(struct input *in)
+{
+	unsigned long long bad = 0;
+	char *msg = NULL;
+
+	if (!in->dat_live)
+		return;
+	in->dat_live = 0;
+	if (tracedat_reap(&in->dat, !in->raw_eof, &bad, &msg)) {
+		/* nothing read from it: no trace at all, as an unreadable file */
+		report(in, in->lineno ? INPUT_ERR_CORRUPT : INPUT_ERR_OPEN, msg);
+		free(msg);
+		in->truncated++;
+	}
+	if (bad) {
+		msg = xasprintf("%llu record%s shorter than %s event format skipped", bad,
+				bad == 1 ? "" : "s", bad == 1 ? "its" : "their");
+		report(in, INPUT_ERR_CORRUPT, msg);
+		free(msg);
+		in->truncated++;
+	}
+}
+
 static void close_current(struct input *in)
 {
 	if (in->fd >= 0)
 		close(in->fd);
 	in->fd = -1;
+	stop_tracedat(in);
 	stop_decoder(in);
 	if (in->zs_live)
 		inflateEnd(&in->zs);
@@ -360,6 +397,22 @@ static int open_next(struct input *in)
 			       "cleanly; the complete lines it holds are used");
 		if (fill_raw(in))
 			continue;
+		if (tracedat_magic_is(in->raw, in->raw_len)) {
+			char *msg;
+
+			/* trace-cmd's trace.dat: libtracecmd reads it, we read its text */
+			close(in->fd);
+			in->raw_len = in->raw_pos = 0;
+			in->fd = tracedat_spawn(in->file, &in->dat, &msg);
+			if (in->fd < 0) {
+				report(in, INPUT_ERR_OPEN, msg);
+				free(msg);
+				continue;
+			}
+			in->dat_live = 1;
+			if (fill_raw(in))
+				continue;
+		}
 		if (in->raw_len >= 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
 			in->codec = CODEC_GZIP;
 			memset(&in->zs, 0, sizeof(in->zs));

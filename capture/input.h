@@ -26,14 +26,16 @@ typedef void (*input_error_fn)(void *ctx, enum input_error_kind kind,
 /**
  * input_open() - a reader of @paths as one stream
  * @paths: files, or directories whose trace chunks (chunk_name_is()) are
- *	read in name order, or a binary capture directory (decoded on the fly)
+ *	read in name order, or a binary capture directory (decoded on the fly),
+ *	or a directory holding a trace.dat; a file that begins with trace-cmd's
+ *	magic is read through libtracecmd (tracedat.h)
  * @npaths: how many
  * @fn: called for each damage met while reading, or NULL
  * @ctx: for @fn
  * @err: set to a message (allocated) naming the path on failure
  *
  * Return: the reader, or NULL with errno set when a path does not exist or
- * a directory holds no chunk and no binary capture.
+ * a directory holds no chunk, no binary capture and no trace.dat.
  */
 struct input *input_open(char *const *paths, int npaths, input_error_fn fn, void *ctx,
 			 char **err);
