@@ -20,6 +20,7 @@ static const struct cmd_struct commands[] = {
 	{ "convert",	cmd_convert,	"decode a binary capture (record --binary) into text chunks" },
 	{ "analyze",	cmd_analyze,	"pair intervals, classify Type-A/B/C, write the summary JSON" },
 	{ "compare",	cmd_compare,	"summaries side by side: kernels, fault policies" },
+	{ "export",	cmd_export,	"a capture as a Perfetto / chrome://tracing trace: slices, pair flows" },
 	{ "report",	cmd_report,	"one self-contained HTML page of summaries: verdicts, plots, pairs" },
 	{ "events",	cmd_events,	"list the event contract, or check it against the kernel" },
 	{ "reset",	cmd_reset,	"remove tracing instances left by a killed mmlock record" },

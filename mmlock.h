@@ -11,6 +11,7 @@ int cmd_compare(int argc, char **argv);		/* analyzer/cmd-compare.c */
 int cmd_convert(int argc, char **argv);		/* collector/cmd-convert.c */
 int cmd_device(int argc, char **argv);		/* device/cmd-device.c */
 int cmd_events(int argc, char **argv);		/* tracepoints/cmd-events.c */
+int cmd_export(int argc, char **argv);		/* analyzer/cmd-export.c */
 int cmd_record(int argc, char **argv);		/* collector/cmd-record.c */
 int cmd_report(int argc, char **argv);		/* report/cmd-report.c */
 int cmd_reset(int argc, char **argv);		/* collector/cmd-reset.c */
