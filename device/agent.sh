@@ -17,6 +17,9 @@
 #                              stdout, per-CPU stats on stderr; after CMD
 #                              ends, a trace_marker line ends the stream and
 #                              the agent waits for the host to close stdin
+#   stream BUFKB EVENTS --all CMD...
+#                              the same, every process traced (a workload
+#                              whose load is other processes: app-rotation)
 #   bstream BUFKB EVENTS -- CMD...
 #                              host-side binary capture: the same instance
 #                              and gate; one "mmlock-ready" line on stderr,
@@ -202,8 +205,8 @@ page_geometry() {	# HEADER_PAGE
 # What both host-side captures share: the instance, its events and the
 # workload held at the gate; sets i (the instance), w (the workload's pid)
 # and gate.  The caller turns tracing on and opens the gate.
-setup() {	# BUFKB EVENTS -- CMD...
-	bufkb=$1 events=$2
+setup() {	# BUFKB EVENTS --|--all CMD...
+	bufkb=$1 events=$2 scope=$3
 	shift 3		# BUFKB EVENTS --
 	t=$(tracefs) || { say "no tracefs"; return 5; }
 	mkdir -p "$S" || return 1
@@ -229,7 +232,7 @@ setup() {	# BUFKB EVENTS -- CMD...
 	( read -r go < "$gate"; exec "$@" ) &
 	w=$!
 	echo "$w" >> "$S/pids"
-	echo "$w" > "$i/set_event_pid"
+	[ "$scope" = --all ] || echo "$w" > "$i/set_event_pid"
 	return 0
 }
 

@@ -45,9 +45,11 @@ static const char agent_text[] =
 
 struct dev_opts {
 	const char	*serial, *ssh, *base, *outdir, *name, *kernel, *duration, *files,
-			*threshold, *buffer_kb, *binary;
+			*threshold, *buffer_kb, *binary, *kernel_src;
 	int		device_capture;		/* --capture device */
 	int		perfetto;		/* --perfetto: Perfetto's trace beside ours */
+	int		simpleperf;		/* --simpleperf: simpleperf's perf.data beside */
+	int		logcat;			/* --logcat: logcat beside */
 	int		raw;			/* --binary pages (device-side) */
 	int		policy_mask;
 	char		**args;
@@ -137,6 +139,7 @@ struct session {
 	char			*agent;		/* BASE/agent.sh on the device */
 	struct probe		probe;
 	char			*label;		/* out/<label>/ */
+	json_object		*kernel_delay;	/* the preflight's result (--kernel-src) */
 };
 
 /* sh BASE/agent.sh BASE ACTION ARGS..., quoted for the device's shell */
@@ -231,6 +234,7 @@ static void session_close(struct session *s)
 	probe_free(&s->probe);
 	free(s->agent);
 	free(s->label);
+	json_object_put(s->kernel_delay);
 }
 
 static int session_probe(struct session *s)
@@ -808,6 +812,18 @@ static char *workload_cmdline(const struct session *s, const char *wl, const cha
 	return line;
 }
 
+/*
+ * The agent's word before the workload's command: "--" traces the workload
+ * and its children, "--all" every process (a workload whose load is other
+ * processes, app-rotation's apps).
+ */
+static const char *scope_word(const char *wl)
+{
+	const struct workload *w = workload_find(wl);
+
+	return w && w->trace_all ? "--all" : "--";
+}
+
 static int capture_host(struct session *s, const char *wl, const char *trace, json_object *dev,
 			FILE *log, char **why)
 {
@@ -829,7 +845,7 @@ static int capture_host(struct session *s, const char *wl, const char *trace, js
 	}
 	head[0] = (char *)s->o->buffer_kb;
 	head[1] = events;
-	head[2] = (char *)"--";
+	head[2] = (char *)scope_word(wl);
 	head[3] = NULL;
 	{
 		char *a = agent_cmd(s, "stream", head);
@@ -1155,7 +1171,7 @@ static int capture_host_raw(struct session *s, const char *wl, const char *trace
 	file_stream_init(&fs, dirfd);
 	head[0] = (char *)s->o->buffer_kb;
 	head[1] = events;
-	head[2] = (char *)"--";
+	head[2] = (char *)scope_word(wl);
 	head[3] = NULL;
 	{
 		char *a = agent_cmd(s, "bstream", head), *qb = shell_quote(s->o->base);
@@ -1598,20 +1614,24 @@ out:
 	return pid;
 }
 
-/* Stop perfetto (SIGTERM: it ends the session and writes the file), pull the trace. */
-static int perfetto_finish(struct session *s, const char *pid, const char *dir, char **why)
+/*
+ * Stop a tool beside the capture with SIG (each of them ends its session
+ * and writes its file on it), wait up to 30 s for it to go, and pull
+ * @devfile into @dir/@name (through a copy in BASE/run: the transport's
+ * user may not read the tool's own folder).
+ */
+static int beside_finish(struct session *s, const char *pid, const char *sig, const char *devfile,
+			 const char *dir, const char *name, char **why)
 {
-	char *copy = xasprintf("%s/run/mmlock.pftrace", s->o->base), *qc = shell_quote(copy);
-	char *local = xasprintf("%s/perfetto.pftrace", dir), *qo = shell_quote(perfetto_out());
-	/* 30 s for traced to flush; the copy lets the transport's user read it */
-	char *cmd = xasprintf("kill -TERM %s; i=0; while kill -0 %s 2>/dev/null && [ $i -lt 150 ]; "
+	char *copy = xasprintf("%s/run/%s", s->o->base, name), *qc = shell_quote(copy);
+	char *local = xasprintf("%s/%s", dir, name), *qo = shell_quote(devfile);
+	char *cmd = xasprintf("kill -%s %s; i=0; while kill -0 %s 2>/dev/null && [ $i -lt 150 ]; "
 			      "do sleep 0.2; i=$((i + 1)); done; cp %s %s && chmod 644 %s",
-			      pid, pid, qo, qc, qc);
+			      sig, pid, pid, qo, qc, qc);
 	int rc = transport_run(&s->t, cmd, 1, NULL, 2);
 
 	if (rc)
-		*why = xasprintf("no perfetto trace at %s on the device (exit %d)", perfetto_out(),
-				 rc);
+		*why = xasprintf("no %s at %s on the device (exit %d)", name, devfile, rc);
 	else if (transport_pull(&s->t, copy, local))
 		*why = xasprintf("cannot pull %s", copy);
 	free(cmd);
@@ -1620,6 +1640,123 @@ static int perfetto_finish(struct session *s, const char *pid, const char *dir, 
 	free(qc);
 	free(copy);
 	return *why ? -1 : 0;
+}
+
+/*
+ * Start @cmd in the background on the device, its output into @log there;
+ * it is given a second to fail (no such tool, a refused option) before the
+ * capture starts.  Return: its PID (a new string), or NULL with @why.
+ */
+static char *beside_start(struct session *s, const char *what, const char *cmd, const char *log,
+			  char **why)
+{
+	char *ql = shell_quote(log), *qb = shell_quote(s->o->base), *out = NULL, *pid = NULL;
+	char *line = xasprintf("mkdir -p %s/run && rm -f %s && { nohup %s >%s 2>&1 </dev/null & "
+			       "p=$!; sleep 1; if kill -0 $p 2>/dev/null; then echo $p; else "
+			       "tail -n 3 %s; exit 1; fi; }", qb, ql, cmd, ql, ql);
+	int rc = transport_run(&s->t, line, 1, &out, 2);
+
+	if (rc || !out || !strspn(out, "0123456789"))
+		*why = xasprintf("%s did not start (exit %d%s%.200s)", what, rc,
+				 out && *out ? ": " : "", out ? out : "");
+	else
+		pid = xstrndup(out, strspn(out, "0123456789"));
+	free(line);
+	free(out);
+	free(qb);
+	free(ql);
+	return pid;
+}
+
+/*
+ * --simpleperf: the record line of `mmlock device simpleperf-cmd` for the
+ * events this run records (a DWARF callstack on every hit of the
+ * tracepoints with a user_pc, --clockid monotonic: the trace's clock),
+ * every process (-a: the workload's TGID is not known before it starts),
+ * perf.data in BASE/run.  Return: its PID, or NULL with @why.
+ */
+static char *simpleperf_start(struct session *s, char **why)
+{
+	const struct dev_opts *o = s->o;
+	struct recipe r = { .callstacks = 1 };
+	char *events = default_events(&s->probe, probe_get(&s->probe, "release"));
+	char *data = xasprintf("%s/run/perf.data", o->base), *log = xasprintf("%s/run/simpleperf.log", o->base);
+	char *line = NULL, *pid = NULL;
+	uint64_t us = 0;
+
+	/* it stops on its own after the capture at the latest (a lost connection) */
+	parse_duration_us(o->duration, &us);
+	r.duration_ms = us / 1000 + 60000;
+	if (!*events || recipe_events_add(&r, events, why) || !recipe_nr_stack_events(&r)) {
+		if (!*why)
+			*why = xasprintf("none of the device's events is one callstacks are sampled on");
+		goto out;
+	}
+	line = simpleperf_cmd_build(&r, data);
+	pid = beside_start(s, "simpleperf record", line, log, why);
+out:
+	free(line);
+	free(log);
+	free(data);
+	free(events);
+	recipe_release(&r);
+	return pid;
+}
+
+/*
+ * logcat beside the capture (--logcat, and always for a workload whose
+ * load is other processes): threadtime lines whose time is CLOCK_MONOTONIC
+ * seconds (-v monotonic), the trace's clock, from now on (-T 1).
+ */
+static char *logcat_start(struct session *s, char **why)
+{
+	char *file = xasprintf("%s/run/logcat.out", s->o->base), *qf = shell_quote(file);
+	char *cmd = xasprintf("logcat -v threadtime -v monotonic -T 1 -f %s", qf);
+	char *log = xasprintf("%s/run/logcat.log", s->o->base);
+	char *pid = beside_start(s, "logcat", cmd, log, why);
+
+	free(log);
+	free(cmd);
+	free(qf);
+	free(file);
+	return pid;
+}
+
+/* A tool beside the capture: its PID while it runs; device.json says what came of it. */
+struct beside {
+	const char	*opt, *key, *file, *sig;	/* --OPTION, device.json's key, the file, the stop signal */
+	char		*(*start)(struct session *s, char **why);
+	char		*devfile;			/* what it writes on the device */
+	char		*pid;
+};
+
+static void beside_begin(struct session *s, struct beside *b, json_object *dev)
+{
+	char *why = NULL;
+
+	b->pid = b->start(s, &why);
+	if (!b->pid) {
+		fprintf(stderr, "mmlock device: %s: %s; the run goes on without it\n", b->opt, why);
+		json_object_object_add(dev, b->key, json_object_new_string(why));
+	}
+	free(why);
+}
+
+static void beside_end(struct session *s, struct beside *b, const char *dir, json_object *dev)
+{
+	char *why = NULL;
+
+	if (!b->pid)
+		return;
+	if (beside_finish(s, b->pid, b->sig, b->devfile, dir, b->file, &why)) {
+		fprintf(stderr, "mmlock device: %s: %s\n", b->opt, why);
+		json_object_object_add(dev, b->key, json_object_new_string(why));
+	} else {
+		json_object_object_add(dev, b->key, json_object_new_string(b->file));
+	}
+	free(why);
+	free(b->pid);
+	b->pid = NULL;
 }
 
 static void run_one(struct session *s, const char *wl, const struct run_policy *p,
@@ -1633,8 +1770,16 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 	char pol[2][4];
 	char *pargs[3] = { pol[0], pol[1], NULL };
 	json_object *dev = json_object_new_object();
+	struct beside besides[] = {
+		{ "--perfetto", "perfetto", "perfetto.pftrace", "TERM", perfetto_start, NULL, NULL },
+		{ "--simpleperf", "simpleperf", "simpleperf.data", "TERM", simpleperf_start, NULL, NULL },
+		{ "--logcat", "logcat", "logcat.txt", "TERM", logcat_start, NULL, NULL },
+	};
+	const struct workload *w = workload_find(wl);
+	/* a load of other processes (app-rotation's apps) is read with logcat beside */
+	int want[] = { o->perfetto, o->simpleperf, o->logcat || (w && w->trace_all) };
 	FILE *log = NULL;
-	char *ppid = NULL;
+	size_t i;
 	int rc;
 
 	json_object_object_add(row, "workload", json_object_new_string(wl));
@@ -1666,32 +1811,18 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 	json_object_object_add(dev, "kernel_release",
 			       json_object_new_string(probe_get(&s->probe, "release") ?
 						      probe_get(&s->probe, "release") : ""));
-	if (o->perfetto) {
-		char *pwhy = NULL;
-
-		ppid = perfetto_start(s, &pwhy);
-		if (!ppid) {
-			fprintf(stderr, "mmlock device: --perfetto: %s; the run goes on without it\n",
-				pwhy);
-			json_object_object_add(dev, "perfetto", json_object_new_string(pwhy));
-			free(pwhy);
-		}
-	}
+	/* Perfetto, simpleperf and logcat beside the capture: all on the monotonic clock */
+	besides[0].devfile = xstrdup(perfetto_out());
+	besides[1].devfile = xasprintf("%s/run/perf.data", o->base);
+	besides[2].devfile = xasprintf("%s/run/logcat.out", o->base);
+	for (i = 0; i < ARRAY_SIZE(besides); i++)
+		if (want[i])
+			beside_begin(s, &besides[i], dev);
 	rc = o->device_capture ? capture_device(s, wl, trace, &why) :
 	     o->raw ? capture_host_raw(s, wl, trace, p, dev, log, &why) :
 		      capture_host(s, wl, trace, dev, log, &why);
-	if (ppid) {
-		char *pwhy = NULL;
-
-		if (perfetto_finish(s, ppid, dir, &pwhy)) {
-			fprintf(stderr, "mmlock device: --perfetto: %s\n", pwhy);
-			json_object_object_add(dev, "perfetto", json_object_new_string(pwhy));
-		} else {
-			json_object_object_add(dev, "perfetto", json_object_new_string(
-						       "perfetto.pftrace"));
-		}
-		free(pwhy);
-	}
+	for (i = 0; i < ARRAY_SIZE(besides); i++)
+		beside_end(s, &besides[i], dir, dev);
 	if (rc)
 		goto out;
 	if (!o->device_capture && !o->raw) {
@@ -1731,12 +1862,13 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 
 		if (json_object_object_get_ex(dev, "lost_events", &v))
 			lost = json_object_get_int64(v);
-		run_summary_merge(summary, rep, p, lost, row, &why);
+		run_summary_merge(summary, rep, p, lost, s->kernel_delay, row, &why);
 	}
 out:
 	if (why)
 		json_object_object_add(row, "skipped", json_object_new_string(why));
-	free(ppid);
+	for (i = 0; i < ARRAY_SIZE(besides); i++)
+		free(besides[i].devfile);
 	if (log)
 		fclose(log);
 	json_object_put(dev);
@@ -1786,6 +1918,13 @@ static int do_run(struct session *s, char **wls, int nr)
 			free(bin);
 			return MMLOCK_EXIT_ENV;
 		}
+	}
+	s->kernel_delay = run_preflight_kernel_delay(o->kernel_src, 0);
+	{
+		char *line = run_preflight_describe(s->kernel_delay);
+
+		fprintf(stderr, "mmlock device: %s\n", line);
+		free(line);
 	}
 	/* what an interrupted run left is undone before anything new is set */
 	if (probe_get(&s->probe, "leftover")) {
@@ -1924,6 +2063,16 @@ static void usage(FILE *out)
 "                         process names, callstacks on the fault and VMA-writer\n"
 "                         tracepoints of mmlock's processes, CLOCK_MONOTONIC;\n"
 "                         pulled into DIR/.../POLICY/perfetto.pftrace\n"
+"      --simpleperf       simpleperf beside ours (Android): the record line of\n"
+"                         simpleperf-cmd for this run's events (a DWARF user\n"
+"                         callstack on every hit of the fault and VMA-writer\n"
+"                         tracepoints, every process, --clockid monotonic);\n"
+"                         pulled into POLICY/simpleperf.data\n"
+"      --logcat           logcat -v threadtime -v monotonic beside the capture,\n"
+"                         pulled into POLICY/logcat.txt (always for a workload\n"
+"                         whose load is other processes: app-rotation)\n"
+"      --kernel-src DIR   the device kernel's source: the preflight scans its\n"
+"                         fault path for artificial delays, in every summary\n"
 "\n"
 "Exit: 0 ok; 1 a run failed; 2 usage; 3 no device; 5 check found something\n"
 "missing (run: no root, no tracefs, no binary); 130 interrupted.\n");
@@ -1948,6 +2097,9 @@ int cmd_device(int argc, char **argv)
 		{ "threshold-us", required_argument, NULL, 't' },
 		{ "binary",	required_argument, NULL, 'X' },
 		{ "perfetto",	no_argument,	   NULL, 'F' },
+		{ "kernel-src",	required_argument, NULL, 'K' },
+		{ "simpleperf",	no_argument,	   NULL, 'Q' },
+		{ "logcat",	no_argument,	   NULL, 'L' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -2022,6 +2174,9 @@ int cmd_device(int argc, char **argv)
 				break;
 			case 'X': o.binary = optarg; break;
 			case 'F': o.perfetto = 1; break;
+			case 'K': o.kernel_src = optarg; break;
+			case 'Q': o.simpleperf = 1; break;
+			case 'L': o.logcat = 1; break;
 			case 'h':
 				usage(stdout);
 				free(o.args);
@@ -2089,6 +2244,13 @@ int cmd_device(int argc, char **argv)
 			if (!workload_find(argv[c])) {
 				pr_err("'%s' is not a workload; 'mmlock workload --list' lists them",
 				       argv[c]);
+				free(o.args);
+				return MMLOCK_EXIT_USAGE;
+			}
+			/* mmlock record on the device traces its command's processes only */
+			if (o.device_capture && workload_find(argv[c])->trace_all) {
+				pr_err("%s traces every process: it runs with the host-side capture "
+				       "(-c host), not -c device", argv[c]);
 				free(o.args);
 				return MMLOCK_EXIT_USAGE;
 			}

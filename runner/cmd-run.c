@@ -216,6 +216,13 @@ static void usage(FILE *out)
 "      --module PATH      the mmlock_probe.ko to load (default: $MMLOCK_PROBE_KO,\n"
 "                         /lib/modules/$(uname -r)/{extra,updates}/, beside mmlock)\n"
 "      --no-module        auto, but never load the module\n"
+"      --kernel-src DIR   the running kernel's source: the preflight scans its\n"
+"                         fault-path and VMA-lock functions for artificial\n"
+"                         delays (msleep, mdelay, schedule_timeout, ...); a\n"
+"                         finding flags every summary (default\n"
+"                         $MMLOCK_KERNEL_SRC, /lib/modules/RELEASE/source)\n"
+"      --preflight        only the preflight: its result as JSON; exit 0 clean,\n"
+"                         1 a delay found, 5 no source to scan\n"
 "  -h, --help             this text\n"
 "\n"
 "Exit: 0 every run analyzed; 1 a run failed; 2 usage; 130/143 interrupted.\n"
@@ -225,7 +232,8 @@ static void usage(FILE *out)
 }
 
 struct run_opts {
-	const char	*kernel, *outdir, *duration, *dir, *threshold, *module;
+	const char	*kernel, *outdir, *duration, *dir, *threshold, *module, *kernel_src;
+	json_object	*kernel_delay;	/* the preflight's result, in every summary */
 	int		source, no_module;
 	char		**args;		/* "WL:ARGS" */
 	int		nr_args;
@@ -269,6 +277,30 @@ static void write_ranges(const char *outdir, json_object *rows)
 		pr_err("%s: cannot write: %s", path, strerror(errno));
 	free(path);
 	json_object_put(ranges);
+}
+
+/* --preflight: the scan alone, its JSON on stdout */
+static int preflight(const struct run_opts *o, const char *extra)
+{
+	json_object *kd;
+	char *line;
+	int rc;
+
+	if (extra) {
+		pr_err("--preflight takes no WORKLOAD ('%s')", extra);
+		return MMLOCK_EXIT_USAGE;
+	}
+	kd = run_preflight_kernel_delay(o->kernel_src, 1);
+	line = run_preflight_describe(kd);
+	fprintf(stderr, "mmlock run: %s\n", line);
+	printf("%s\n", json_object_to_json_string_ext(kd, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	rc = !json_object_get_boolean(json_path(kd, "checked")) ? MMLOCK_EXIT_ENV :
+	     json_object_array_length(json_path(kd, "findings")) ? MMLOCK_EXIT_FAILURE :
+	     MMLOCK_EXIT_OK;
+	free(line);
+	json_object_put(kd);
+	return rc;
 }
 
 /* One workload under one policy (@run of --repeat, 0 without); fills @row for the table. */
@@ -373,7 +405,8 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	}
 
 	/* merge the workload's report and the policy into the summary */
-	if (run_summary_merge(summary, json_object_from_file(report), p, -1, row, &why))
+	if (run_summary_merge(summary, json_object_from_file(report), p, -1, o->kernel_delay, row,
+			      &why))
 		goto out_row;
 	ret = RUN_DONE;
 out_row:
@@ -404,6 +437,8 @@ int cmd_run(int argc, char **argv)
 		{ "no-module",	no_argument,	   NULL, 'N' },
 		{ "repeat",	required_argument, NULL, 'r' },
 		{ "beside",	required_argument, NULL, 'b' },
+		{ "kernel-src",	required_argument, NULL, 'K' },
+		{ "preflight",	no_argument,	   NULL, 'F' },
 		{ "help",	no_argument,	   NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -414,7 +449,7 @@ int cmd_run(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	char self[4096], *kernel = NULL, *header, *source;
 	json_object *rows;
-	int c, i, k, failed = 0;
+	int c, i, k, failed = 0, preflight_only = 0;
 	size_t p;
 	ssize_t n;
 	uint64_t v;
@@ -425,6 +460,11 @@ int cmd_run(int argc, char **argv)
 			if (!workload_find(optarg)) {
 				pr_err("--beside '%s': not a workload ('mmlock workload --list')", optarg);
 				return MMLOCK_EXIT_USAGE;
+			}
+			if (workload_find(optarg)->device_only) {
+				pr_err("--beside %s: it runs on an Android device only (%s)", optarg,
+				       workload_find(optarg)->device_only);
+				return MMLOCK_EXIT_ENV;
 			}
 			if (o.nr_beside == RUN_MAX_BESIDE) {
 				pr_err("--beside: at most %d workloads beside", RUN_MAX_BESIDE);
@@ -495,6 +535,12 @@ int cmd_run(int argc, char **argv)
 		case 'N':
 			o.no_module = 1;
 			break;
+		case 'K':
+			o.kernel_src = optarg;
+			break;
+		case 'F':
+			preflight_only = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return MMLOCK_EXIT_OK;
@@ -503,6 +549,8 @@ int cmd_run(int argc, char **argv)
 			return MMLOCK_EXIT_USAGE;
 		}
 	}
+	if (preflight_only)
+		return preflight(&o, optind == argc ? NULL : argv[optind]);
 	if (optind == argc) {
 		pr_err("no WORKLOAD given; 'mmlock workload --list' lists them");
 		return MMLOCK_EXIT_USAGE;
@@ -511,6 +559,12 @@ int cmd_run(int argc, char **argv)
 		if (!workload_find(argv[i])) {
 			pr_err("'%s' is not a workload; 'mmlock workload --list' lists them", argv[i]);
 			return MMLOCK_EXIT_USAGE;
+		}
+		if (workload_find(argv[i])->device_only) {
+			pr_err("%s runs on an Android device only (%s): run it with "
+			       "'mmlock device run %s'", argv[i], workload_find(argv[i])->device_only,
+			       argv[i]);
+			return MMLOCK_EXIT_ENV;
 		}
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -548,6 +602,13 @@ int cmd_run(int argc, char **argv)
 	}
 	source = run_source_describe(&rs);
 	fprintf(stderr, "mmlock run: %s\n", source);
+	o.kernel_delay = run_preflight_kernel_delay(o.kernel_src, 1);
+	{
+		char *line = run_preflight_describe(o.kernel_delay);
+
+		fprintf(stderr, "mmlock run: %s\n", line);
+		free(line);
+	}
 
 	rows = json_object_new_array();
 	/* with --repeat the policies alternate run by run (A B C A B C), so a drift
@@ -589,6 +650,7 @@ int cmd_run(int argc, char **argv)
 		write_ranges(o.outdir, rows);
 	free(header);
 	json_object_put(rows);
+	json_object_put(o.kernel_delay);
 	free(source);
 	free(o.args);
 	free(o.stacks);

@@ -119,30 +119,116 @@ static void row_copy(json_object *row, json_object *from, const char *key)
 }
 
 /*
- * The workload contract's checks on a finished run (the seed's "Trace
- * capture" and "Trace validation" rows): a capture not filtered to the
- * workload is not diagnostic, and contention pairs that never touch the
- * workload's own VMA (the workload reports where it mapped it) say the run
- * measured something else.  Returns {"ok", "filtered", "filter",
- * "target_vma": {...} | null, "notes": [...]}.
+ * The processes a capture's filter keeps: the numbers after "set_event_pid"
+ * and in each "tgid == N" of trace.status's filter line
+ * (collector/status.c, filter_summary()).  Returns how many went into @out.
  */
-static json_object *contract_checks(json_object *sum, json_object *report)
+static size_t filter_pids(const char *filter, int64_t *out, size_t max)
 {
-	json_object *o = json_object_new_object(), *notes = json_object_new_array(), *v;
-	const char *filter = NULL, *target = NULL;
-	int filtered;
+	const char *p = strstr(filter, "set_event_pid");
+	size_t n = 0;
+	char *end;
 
-	v = json_path(sum, "capture.filter");
-	if (v && json_object_is_type(v, json_type_string))
-		filter = json_object_get_string(v);
-	filtered = filter && (strstr(filter, "set_event_pid") || strstr(filter, "tgid"));
-	json_object_object_add(o, "filtered", json_object_new_boolean(filtered));
+	if (p) {
+		for (p += strlen("set_event_pid"); n < max; p = end) {
+			long long v;
+
+			while (*p == ' ')
+				p++;
+			v = strtoll(p, &end, 10);
+			if (end == p || (*end && *end != ' ' && *end != ';'))
+				break;
+			out[n++] = v;
+		}
+	}
+	for (p = strstr(filter, "tgid == "); p && n < max; p = strstr(p + 1, "tgid == ")) {
+		long long v = strtoll(p + strlen("tgid == "), &end, 10);
+
+		if (end != p + strlen("tgid == "))
+			out[n++] = v;
+	}
+	return n;
+}
+
+/* Whether the capture was filtered, and to the workload's own TGID (@o's keys, @notes). */
+static void check_filter(json_object *o, json_object *notes, json_object *sum, json_object *report)
+{
+	json_object *v = json_path(sum, "capture.filter"), *pids = json_object_new_array();
+	const char *filter = v && json_object_is_type(v, json_type_string) ?
+			     json_object_get_string(v) : NULL;
+	int64_t kept[64], tgid = -1;
+	size_t n = filter ? filter_pids(filter, kept, ARRAY_SIZE(kept)) : 0, i;
+	int mine = 0;
+
+	v = json_path(report, "tgid");
+	if (v && json_object_is_type(v, json_type_int))
+		tgid = json_object_get_int64(v);
+	for (i = 0; i < n; i++) {
+		json_object_array_add(pids, json_object_new_int64(kept[i]));
+		mine |= kept[i] == tgid;
+	}
+	json_object_object_add(o, "filtered", json_object_new_boolean(n > 0));
 	json_object_object_add(o, "filter", filter ? json_object_new_string(filter) : NULL);
-	if (!filtered)
+	json_object_object_add(o, "filter_pids", pids);
+	json_object_object_add(o, "workload_tgid", tgid >= 0 ? json_object_new_int64(tgid) : NULL);
+	/* null: a report without its TGID cannot be matched */
+	json_object_object_add(o, "filtered_to_workload",
+			       n && tgid >= 0 ? json_object_new_boolean(mine) : NULL);
+	v = json_path(report, "result.capture_scope");
+	json_object_object_add(o, "scope", v ? json_object_get(v) : NULL);
+	if (!n && v)
+		return;	/* a load of other processes (app-rotation): every process, by design */
+	if (!n)
 		json_object_array_add(notes, json_object_new_string(
 			"the capture is not filtered to the workload's TGID: other processes' faults and "
 			"writers are in it, so it is not diagnostic; rerun filtered"));
+	else if (tgid >= 0 && !mine)
+		json_object_array_add(notes, json_object_new_string(
+			"the capture is filtered to other processes than the workload's TGID: its "
+			"faults and writers are not in it, so it is not diagnostic; rerun filtered "
+			"to the workload"));
+}
 
+/* The preflight's findings as a note: the first one named, so the row says where. */
+static void check_kernel_delay(json_object *o, json_object *notes, json_object *kd)
+{
+	json_object *f = json_path(kd, "findings"), *first;
+	size_t n = f ? json_object_array_length(f) : 0;
+	char *note;
+
+	json_object_object_add(o, "kernel_delay", kd ? json_object_get(kd) : NULL);
+	if (!n)
+		return;
+	first = json_object_array_get_idx(f, 0);
+	note = xasprintf("the kernel's fault path has an artificial delay: %s() in %s() at "
+			 "%s:%" PRId64 "%s; every figure of this run is that delay's; remove it",
+			 json_object_get_string(json_path(first, "call")),
+			 json_object_get_string(json_path(first, "function")),
+			 json_object_get_string(json_path(first, "file")),
+			 json_object_get_int64(json_path(first, "line")), n > 1 ? " and more" : "");
+	json_object_array_add(notes, json_object_new_string(note));
+	free(note);
+}
+
+/*
+ * The workload contract's checks on a finished run (the seed's "Preflight",
+ * "Trace capture" and "Trace validation" rows): a kernel with an artificial
+ * delay in its fault path measures the delay; a capture not filtered to the
+ * workload's TGID (none, or another process's) is not diagnostic; contention
+ * pairs that never touch the workload's own VMA (the workload reports where
+ * it mapped it) say the run measured something else.  A workload whose load
+ * is other processes says so ("capture_scope" in its result): its capture
+ * covers every process by design.  Returns {"ok", "filtered", "filter",
+ * "filter_pids", "workload_tgid", "filtered_to_workload", "scope", "kernel_delay": {...} | null, "target_vma": {...}
+ * | null, "notes": [...]}.
+ */
+static json_object *contract_checks(json_object *sum, json_object *report, json_object *kd)
+{
+	json_object *o = json_object_new_object(), *notes = json_object_new_array(), *v;
+	const char *target = NULL;
+
+	check_kernel_delay(o, notes, kd);
+	check_filter(o, notes, sum, report);
 	v = json_path(report, "result.map_start");
 	if (v && json_object_is_type(v, json_type_string))
 		target = json_object_get_string(v);
@@ -183,13 +269,16 @@ static json_object *contract_checks(json_object *sum, json_object *report)
  * @p: the policy the run was under
  * @lost_at_least: events the producer knows it lost (a device's own ring
  *	buffer counters, which a text stream cannot show), or -1
+ * @kernel_delay: the preflight's result (run_preflight_kernel_delay()),
+ *	borrowed, or NULL when none ran
  * @row: the verdict table's row, filled in
  * @why: on failure, an allocated reason
  *
  * Returns 0, or -1 with *@why set.
  */
 int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
-		      int64_t lost_at_least, json_object *row, char **why)
+		      int64_t lost_at_least, json_object *kernel_delay, json_object *row,
+		      char **why)
 {
 	static const char *const counts[] = {
 		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
@@ -202,8 +291,12 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 		json_object_put(report);
 		return -1;
 	}
-	if (report)
-		json_object_object_add(report, "contract_checks", contract_checks(sum, report));
+	/* the checks are in every summary, also when the workload wrote no report */
+	if (!report) {
+		report = json_object_new_object();
+		json_object_object_add(report, "status", json_object_new_string("no report"));
+	}
+	json_object_object_add(report, "contract_checks", contract_checks(sum, report, kernel_delay));
 	json_object_object_add(sum, "workload_report", report);
 	pol = json_object_new_object();
 	json_object_object_add(pol, "name", json_object_new_string(p->name));

@@ -26,6 +26,7 @@ const struct workload *const workloads[] = {
 	&wl_maps_reader,
 	&wl_reclaim,
 	&wl_extmem,
+	&wl_app_rotation,
 	NULL
 };
 
@@ -65,6 +66,11 @@ static void usage(FILE *out, const struct workload *w)
 		for (p = w->params; p->name; p++)
 			fprintf(out, "      --%-18s %s (%ld; %ld..%ld)\n", p->name, p->help,
 				p->dflt, p->lo, p->hi);
+		for (const struct wl_sparam *sp = w->sparams; sp && sp->name; sp++)
+			fprintf(out, "      --%-18s %s (%s)\n", sp->name, sp->help,
+				sp->dflt ? sp->dflt : "none");
+		if (w->device_only)
+			fprintf(out, "\nOn an Android device only: %s.\n", w->device_only);
 		return;
 	}
 	fprintf(out, "usage: mmlock workload NAME [options]   |   mmlock workload --list\n\n"
@@ -75,6 +81,21 @@ static void usage(FILE *out, const struct workload *w)
 }
 
 #define PARAM_OPT_BASE 1000
+#define SPARAM_OPT_BASE 2000
+
+static const char **sparam_ptr(void *state, const struct wl_sparam *p)
+{
+	return (const char **)(void *)((char *)state + p->offset);
+}
+
+static size_t nr_sparams(const struct workload *w)
+{
+	size_t n = 0;
+
+	while (w->sparams && w->sparams[n].name)
+		n++;
+	return n;
+}
 
 /* The common options followed by one per parameter (val = base + index). */
 static uint64_t elapsed_ms(const struct timespec *a, const struct timespec *b)
@@ -86,18 +107,21 @@ static uint64_t elapsed_ms(const struct timespec *a, const struct timespec *b)
 
 static struct option *merge_options(const struct workload *w, const struct option *common)
 {
-	size_t nc = 0, np = 0, i;
+	size_t nc = 0, np = 0, ns = nr_sparams(w), i;
 	struct option *all;
 
 	while (common[nc].name)
 		nc++;
 	while (w->params[np].name)
 		np++;
-	all = xcalloc(nc + np + 1, sizeof(*all));
+	all = xcalloc(nc + np + ns + 1, sizeof(*all));
 	memcpy(all, common, nc * sizeof(*all));
 	for (i = 0; i < np; i++)
 		all[nc + i] = (struct option){ w->params[i].name, required_argument, NULL,
 					       PARAM_OPT_BASE + (int)i };
+	for (i = 0; i < ns; i++)
+		all[nc + np + i] = (struct option){ w->sparams[i].name, required_argument, NULL,
+						    SPARAM_OPT_BASE + (int)i };
 	return all;
 }
 
@@ -126,6 +150,16 @@ static json_object *params_json(const struct workload *w, void *state)
 			if (*c == '-')
 				*c = '_';
 		json_object_object_add(o, key, json_object_new_int64(*param_ptr(state, p)));
+		free(key);
+	}
+	for (const struct wl_sparam *sp = w->sparams; sp && sp->name; sp++) {
+		char *key = xstrdup(sp->name), *c;
+		const char *v = *sparam_ptr(state, sp);
+
+		for (c = key; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
 		free(key);
 	}
 	return o;
@@ -169,6 +203,8 @@ int cmd_workload(int argc, char **argv)
 	priv = xcalloc(1, w->size);
 	for (i = 0; w->params[i].name; i++)
 		*param_ptr(priv, &w->params[i]) = w->params[i].dflt;
+	for (i = 0; i < (int)nr_sparams(w); i++)
+		*sparam_ptr(priv, &w->sparams[i]) = w->sparams[i].dflt;
 	opts = merge_options(w, common);
 	argc--;
 	argv++;
@@ -203,6 +239,10 @@ int cmd_workload(int argc, char **argv)
 			ret = MMLOCK_EXIT_USAGE;
 			goto out_fini;
 		default:
+			if (opt >= SPARAM_OPT_BASE) {
+				*sparam_ptr(priv, &w->sparams[opt - SPARAM_OPT_BASE]) = optarg;
+				break;
+			}
 			if (set_param(priv, &w->params[opt - PARAM_OPT_BASE], optarg)) {
 				ret = MMLOCK_EXIT_USAGE;
 				goto out_fini;

@@ -34,15 +34,37 @@ struct wl_param {
 #define WL_PARAM(state, field, name, dflt, lo, hi, help) \
 	{ name, offsetof(state, field), dflt, lo, hi, help }
 
+/* A text parameter: a const char * in the state at @offset, set by --NAME. */
+struct wl_sparam {
+	const char	*name;
+	size_t		offset;
+	const char	*dflt;
+	const char	*help;
+};
+
+#define WL_SPARAM(state, field, name, dflt, help) \
+	{ name, offsetof(state, field), dflt, help }
+
 struct workload {
 	const char		*name;
 	const char		*summary;
 	const struct wl_param	*params;	/* NULL-name terminated */
+	const struct wl_sparam	*sparams;	/* text ones: NULL, or NULL-name terminated */
 	size_t			size;		/* of its state, zeroed, params set */
 	int			(*run)(void *priv, const struct workload_common *c);
 	/* What it did: results into @out, plus the seed's output contract. */
 	void			(*report)(void *priv, json_object *out);
 	void			(*fini)(void *priv);
+	/*
+	 * Why it runs on an Android device only (through `mmlock device run`),
+	 * or NULL: it runs anywhere.
+	 */
+	const char		*device_only;
+	/*
+	 * Its load is other processes (apps it has Android start): the capture
+	 * covers every process, not its TGID, and the contract says so.
+	 */
+	int			trace_all;
 };
 
 extern const struct workload wl_vma_contention;
@@ -51,6 +73,7 @@ extern const struct workload wl_mmap_churn;
 extern const struct workload wl_maps_reader;
 extern const struct workload wl_reclaim;
 extern const struct workload wl_extmem;
+extern const struct workload wl_app_rotation;
 
 const struct workload *workload_find(const char *name);
 extern const struct workload *const workloads[];
