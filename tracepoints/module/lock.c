@@ -106,7 +106,6 @@ static struct {
 	unsigned long	ip;
 	int		kind;
 } sites[MMLOCK_NR_SITES];
-static DEFINE_RAW_SPINLOCK(sites_lock);
 
 static int site_kind(unsigned long ip)
 {
@@ -118,22 +117,27 @@ static int site_kind(unsigned long ip)
 	return SITE_UNKNOWN;
 }
 
+/*
+ * No lock: the probes run in the int3 trap (NMI context), so a free slot is
+ * claimed with cmpxchg().  A reader may find the ip a moment before its kind:
+ * SITE_UNKNOWN, as for a site not learnt yet.
+ */
 static void site_learn(unsigned long ip, int kind)
 {
-	unsigned long flags;
+	unsigned long cur;
 	unsigned int i;
 
 	if (!ip || site_kind(ip) == kind)
 		return;
-	raw_spin_lock_irqsave(&sites_lock, flags);
 	for (i = 0; i < MMLOCK_NR_SITES; i++) {
-		if (sites[i].ip == ip || !sites[i].ip) {
+		cur = READ_ONCE(sites[i].ip);
+		if (!cur)
+			cur = cmpxchg(&sites[i].ip, 0UL, ip) ?: ip;
+		if (cur == ip) {
 			WRITE_ONCE(sites[i].kind, kind);
-			WRITE_ONCE(sites[i].ip, ip);
-			break;
+			return;
 		}
 	}
-	raw_spin_unlock_irqrestore(&sites_lock, flags);
 }
 
 static void call_wait_start(struct mmlock_task *t, unsigned long caller)

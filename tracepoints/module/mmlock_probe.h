@@ -63,7 +63,6 @@ struct mmlock_fault_ctx;
 
 struct mmlock_task {
 	struct task_struct	*task;
-	struct mmlock_task	*next;		/* hash chain or free list */
 	unsigned int		roles;
 	/* MMLOCK_R_FAULT: inside filemap_fault() */
 	struct mmlock_fault_ctx	*fault;

@@ -6,32 +6,33 @@
  * Records come from a pool allocated at load: probes run with preemption or
  * interrupts off, sometimes under a lock's wait_lock or the runqueue lock,
  * where allocating is not an option.  A record is only ever used by its own
- * task, from task context (probes in interrupt context never touch one), so
- * only the hash chains and the free list need a lock; both are raw
- * spinlocks taken with interrupts off and never held while anything else is
- * done.  When the pool is empty the task is not tracked and the miss is
- * counted (mmlock_dropped, in the "stats" parameter).
+ * task, from task context (probes in interrupt context never touch one).
+ *
+ * No lock guards the pool: a kprobe handler runs in the int3 trap, which is
+ * NMI context (irqentry_nmi_enter()), and a lock taken there and in task
+ * context is a deadlock lockdep reports ("inconsistent {INITIAL USE} ->
+ * {IN-NMI} usage", seen on a PROVE_LOCKING stock kernel).  The pool is a
+ * hash of buckets of MMLOCK_BUCKET_SLOTS slots instead: a task claims a free
+ * slot of its bucket with cmpxchg() and gives it back with a release store,
+ * and looks itself up by reading the owners of its bucket's slots, nobody
+ * else's record.  A task that finds its bucket full is not tracked and the
+ * miss is counted (mmlock_dropped, in the "stats" parameter).
  */
+#include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "mmlock_probe.h"
 
-#define MMLOCK_HASH_BITS	8
+#define MMLOCK_BUCKET_SLOTS	8
 
-static struct mmlock_task_bucket {
-	raw_spinlock_t		lock;
-	struct mmlock_task	*head;
-} buckets[1 << MMLOCK_HASH_BITS];
-
-static struct mmlock_task *pool;
-static struct mmlock_task *free_list;
-static DEFINE_RAW_SPINLOCK(free_lock);
+static struct task_struct **owners;	/* per slot: its task, or NULL */
+static struct mmlock_task *pool;	/* per slot: that task's record */
+static unsigned int bucket_bits;
 
 atomic_t mmlock_nr_writers = ATOMIC_INIT(0);
 atomic_t mmlock_nr_waits = ATOMIC_INIT(0);
@@ -39,27 +40,23 @@ atomic_t mmlock_nr_calls = ATOMIC_INIT(0);
 
 /**
  * mmlock_task_init() - allocate the pool of task records
- * @nr: how many tasks can be inside probed paths at once
+ * @nr: how many tasks can be inside probed paths at once (rounded up to a
+ *      power of two of at least MMLOCK_BUCKET_SLOTS)
  *
  * Return: 0 or -ENOMEM.
  */
 int mmlock_task_init(unsigned int nr)
 {
-	unsigned int i;
+	unsigned int slots = max_t(unsigned int, nr, MMLOCK_BUCKET_SLOTS);
 
-	if (!nr)
-		nr = 1;
-	pool = vzalloc(array_size(nr, sizeof(*pool)));
-	if (!pool)
+	slots = min_t(unsigned int, slots, 1U << 20);
+	slots = roundup_pow_of_two(slots);
+	bucket_bits = ilog2(slots / MMLOCK_BUCKET_SLOTS);
+	owners = vzalloc(array_size(slots, sizeof(*owners)));
+	pool = vzalloc(array_size(slots, sizeof(*pool)));
+	if (!owners || !pool) {
+		mmlock_task_exit();
 		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(buckets); i++) {
-		raw_spin_lock_init(&buckets[i].lock);
-		buckets[i].head = NULL;
-	}
-	free_list = NULL;
-	for (i = nr; i-- > 0; ) {
-		pool[i].next = free_list;
-		free_list = &pool[i];
 	}
 	return 0;
 }
@@ -71,11 +68,14 @@ void mmlock_task_exit(void)
 {
 	vfree(pool);
 	pool = NULL;
+	vfree(owners);
+	owners = NULL;
 }
 
-static struct mmlock_task_bucket *bucket_of(struct task_struct *task)
+/* hash_ptr() of 0 bits would shift a u64 by 64 */
+static unsigned int bucket_first_slot(struct task_struct *task)
 {
-	return &buckets[hash_ptr(task, MMLOCK_HASH_BITS)];
+	return (bucket_bits ? hash_ptr(task, bucket_bits) : 0) * MMLOCK_BUCKET_SLOTS;
 }
 
 /**
@@ -89,55 +89,32 @@ static struct mmlock_task_bucket *bucket_of(struct task_struct *task)
  */
 struct mmlock_task *mmlock_task_get(bool create)
 {
-	struct mmlock_task_bucket *b = bucket_of(current);
+	unsigned int first = bucket_first_slot(current), i;
 	struct mmlock_task *t;
-	unsigned long flags;
 
-	raw_spin_lock_irqsave(&b->lock, flags);
-	for (t = b->head; t; t = t->next)
-		if (t->task == current)
-			break;
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	if (t || !create)
-		return t;
-
-	raw_spin_lock_irqsave(&free_lock, flags);
-	t = free_list;
-	if (t)
-		free_list = t->next;
-	raw_spin_unlock_irqrestore(&free_lock, flags);
-	if (!t) {
-		WRITE_ONCE(mmlock_dropped, READ_ONCE(mmlock_dropped) + 1);
+	for (i = first; i < first + MMLOCK_BUCKET_SLOTS; i++)
+		if (READ_ONCE(owners[i]) == current)
+			return &pool[i];
+	if (!create)
 		return NULL;
+	for (i = first; i < first + MMLOCK_BUCKET_SLOTS; i++) {
+		/* a full barrier on success: the last owner's writes are done */
+		if (!READ_ONCE(owners[i]) && !cmpxchg(&owners[i], NULL, current)) {
+			t = &pool[i];
+			memset(t, 0, sizeof(*t));
+			t->task = current;
+			return t;
+		}
 	}
-	memset(t, 0, sizeof(*t));
-	t->task = current;
-	raw_spin_lock_irqsave(&b->lock, flags);
-	t->next = b->head;
-	b->head = t;
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	return t;
+	WRITE_ONCE(mmlock_dropped, READ_ONCE(mmlock_dropped) + 1);
+	return NULL;
 }
 
 static void task_free(struct mmlock_task *t)
 {
-	struct mmlock_task_bucket *b = bucket_of(t->task);
-	struct mmlock_task **pp;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&b->lock, flags);
-	for (pp = &b->head; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
-			break;
-		}
-	}
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	raw_spin_lock_irqsave(&free_lock, flags);
 	t->task = NULL;
-	t->next = free_list;
-	free_list = t;
-	raw_spin_unlock_irqrestore(&free_lock, flags);
+	/* the record's last writes happen before the next owner's memset() */
+	smp_store_release(&owners[t - pool], NULL);
 }
 
 /**
