@@ -232,7 +232,11 @@ setup() {	# BUFKB EVENTS --|--all CMD...
 	( read -r go < "$gate"; exec "$@" ) &
 	w=$!
 	echo "$w" >> "$S/pids"
-	[ "$scope" = --all ] || echo "$w" > "$i/set_event_pid"
+	if [ "$scope" != --all ]; then
+		echo "$w" > "$i/set_event_pid" || { say "cannot write set_event_pid"; return 6; }
+		# what the kernel holds, for the summary: record --stdin cannot know it
+		echo "mmlock-filter set_event_pid $(tr '\n' ' ' < "$i/set_event_pid")(+event-fork)" >&2
+	fi
 	return 0
 }
 

@@ -574,6 +574,9 @@ static struct {
 	int	end_rc;		/* "mmlock-end PID rc=N": N, else -1 */
 } bin_said;
 
+/* "mmlock-filter ...": the pid filter the agent set, read back from the kernel */
+static char *agent_filter;
+
 /* stderr lines of the agent: stats into @stats, the rest shown and kept */
 static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, FILE *log)
 {
@@ -596,6 +599,9 @@ static void agent_stderr(char *buf, size_t *len, int final, json_object *stats, 
 
 			if (rc && !parse_u64(rc + 4, &v) && v < 256)
 				*(start[7] == 'e' ? &bin_said.end_rc : &bin_said.drain_rc) = (int)v;
+		} else if (!strncmp(start, "mmlock-filter ", 14)) {
+			free(agent_filter);
+			agent_filter = xstrdup(start + 14);
 		} else if (!strncmp(start, "mmlock-marker ", 14)) {
 			struct timespec ts;
 
@@ -1818,6 +1824,8 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 	for (i = 0; i < ARRAY_SIZE(besides); i++)
 		if (want[i])
 			beside_begin(s, &besides[i], dev);
+	free(agent_filter);
+	agent_filter = NULL;
 	rc = o->device_capture ? capture_device(s, wl, trace, &why) :
 	     o->raw ? capture_host_raw(s, wl, trace, p, dev, log, &why) :
 		      capture_host(s, wl, trace, dev, log, &why);
@@ -1853,6 +1861,7 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 			goto out;
 		}
 	}
+	json_object_object_add(dev, "filter", agent_filter ? json_object_new_string(agent_filter) : NULL);
 	if (json_object_to_file_ext(devp, dev, JSON_C_TO_STRING_PRETTY |
 				    JSON_C_TO_STRING_NOSLASHESCAPE))
 		pr_err("%s: cannot write: %s", devp, json_util_get_last_err());
@@ -1862,7 +1871,7 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 
 		if (json_object_object_get_ex(dev, "lost_events", &v))
 			lost = json_object_get_int64(v);
-		run_summary_merge(summary, rep, p, lost, s->kernel_delay, row, &why);
+		run_summary_merge(summary, rep, p, lost, s->kernel_delay, agent_filter, row, &why);
 	}
 out:
 	if (why)
@@ -1971,6 +1980,8 @@ static int do_run(struct session *s, char **wls, int nr)
 		}
 		run_rows_compare_stock(rows, first);
 	}
+	free(agent_filter);
+	agent_filter = NULL;
 	/* every exit: sysctls back, instances gone (a fresh connection if need be) */
 	{
 		struct sigaction ign = { .sa_handler = SIG_IGN };

@@ -405,8 +405,8 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	}
 
 	/* merge the workload's report and the policy into the summary */
-	if (run_summary_merge(summary, json_object_from_file(report), p, -1, o->kernel_delay, row,
-			      &why))
+	if (run_summary_merge(summary, json_object_from_file(report), p, -1, o->kernel_delay, NULL,
+			      row, &why))
 		goto out_row;
 	ret = RUN_DONE;
 out_row:

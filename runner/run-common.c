@@ -271,14 +271,17 @@ static json_object *contract_checks(json_object *sum, json_object *report, json_
  *	buffer counters, which a text stream cannot show), or -1
  * @kernel_delay: the preflight's result (run_preflight_kernel_delay()),
  *	borrowed, or NULL when none ran
+ * @filter: the process filter the capture's producer set where the
+ *	collector could not see it (a device agent's set_event_pid behind
+ *	record --stdin), or NULL; it fills an empty capture.filter
  * @row: the verdict table's row, filled in
  * @why: on failure, an allocated reason
  *
  * Returns 0, or -1 with *@why set.
  */
 int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
-		      int64_t lost_at_least, json_object *kernel_delay, json_object *row,
-		      char **why)
+		      int64_t lost_at_least, json_object *kernel_delay, const char *filter,
+		      json_object *row, char **why)
 {
 	static const char *const counts[] = {
 		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
@@ -291,6 +294,10 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 		json_object_put(report);
 		return -1;
 	}
+	v = json_path(sum, "capture");
+	if (filter && v && json_object_is_type(v, json_type_object) &&
+	    !json_object_is_type(json_path(v, "filter"), json_type_string))
+		json_object_object_add(v, "filter", json_object_new_string(filter));
 	/* the checks are in every summary, also when the workload wrote no report */
 	if (!report) {
 		report = json_object_new_object();

@@ -18,6 +18,7 @@ static const struct run_policy stock = { "stock", 0, 0 };
 
 /* merge @report into a summary made of @summary_text; the row it yields */
 static json_object *kernel_delay;	/* passed to every merge */
+static const char *agent_filter;	/* likewise */
 
 static json_object *merge(const char *summary_text, const char *report_text, json_object **sum)
 {
@@ -30,7 +31,7 @@ static json_object *merge(const char *summary_text, const char *report_text, jso
 		return row;
 	close(fd);
 	if (run_summary_merge(path, report_text ? json_tokener_parse(report_text) : NULL, &stock, -1,
-			      kernel_delay, row, &why))
+			      kernel_delay, agent_filter, row, &why))
 		printf("# merge failed: %s\n", why ? why : "?");
 	free(why);
 	*sum = json_object_from_file(path);
@@ -139,6 +140,24 @@ int main(void)
 	      "contract: a workload whose load is every process (app-rotation) is not flagged unfiltered");
 	json_object_put(sum);
 	json_object_put(row);
+
+	/* a device agent's set_event_pid, behind record --stdin: the summary learns it */
+	agent_filter = "set_event_pid 42 (+event-fork)";
+	row = merge(unfiltered, report, &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && json_object_get_boolean(at(cc, "ok", NULL)) &&
+	      json_object_get_boolean(at(cc, "filtered_to_workload", NULL)) &&
+	      !strcmp(json_object_get_string(at(sum, "capture", "filter")), agent_filter),
+	      "contract: a filter the device agent set fills the summary's empty capture.filter, and counts");
+	json_object_put(sum);
+	json_object_put(row);
+	agent_filter = "set_event_pid 7 (+event-fork)";
+	row = merge(elsewhere, report, &sum);
+	CHECK(!strcmp(json_object_get_string(at(sum, "capture", "filter")), "set_event_pid 42 (+event-fork)"),
+	      "contract: the collector's own filter line is kept over the agent's");
+	json_object_put(sum);
+	json_object_put(row);
+	agent_filter = NULL;
 
 	/* the preflight's result travels into every summary; a finding flags it */
 	kernel_delay = json_tokener_parse("{\"checked\": true, \"source\": \"/src\", \"findings\": ["
