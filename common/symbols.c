@@ -163,6 +163,7 @@ struct sym_file {
 	Dwfl_Module	*mod;
 #endif
 	int		failed;
+	const char	*why;		/* when failed */
 };
 
 struct symbolizer {
@@ -217,8 +218,12 @@ static void sym_file_open(const struct symbolizer *sz, struct sym_file *f)
 	int fd = open_mapped(sz, f->path);
 
 	f->failed = 1;
-	if (fd < 0)
+	if (fd < 0) {
+		f->why = sz->symfs ? "the file cannot be opened (neither under --symfs nor at its "
+				     "path)" : "the file cannot be opened at its path (give --symfs)";
 		return;
+	}
+	f->why = "not an ELF file libdw reads";
 	f->dwfl = dwfl_begin(&offline_callbacks);
 	if (!f->dwfl) {
 		close(fd);
@@ -265,13 +270,17 @@ static void sym_file_lookup(struct sym_file *f, struct symbol_info *si)
 	uint64_t a;
 	int line = 0;
 
-	if (offset_to_elf(f->mod, si->file_offset, &a))
+	if (offset_to_elf(f->mod, si->file_offset, &a)) {
+		si->missing = "no loadable segment of the file holds that offset";
 		return;
+	}
 	si->elf_addr = a;
 	name = dwfl_module_addrinfo(f->mod, a, &symoff, &sym, NULL, NULL, NULL);
 	if (name) {
 		si->function = xstrdup(name);
 		si->function_offset = symoff;
+	} else {
+		si->missing = "no symbol covers the address (a stripped file?)";
 	}
 	l = dwfl_module_getsrc(f->mod, a);
 	if (l && (src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)) && line > 0) {
@@ -280,6 +289,8 @@ static void sym_file_lookup(struct sym_file *f, struct symbol_info *si)
 		/* a relative name is the compilation directory's, as addr2line prints it */
 		si->source = src[0] != '/' && dir ? xasprintf("%s/%s", dir, src) : xstrdup(src);
 		si->line = line;
+	} else if (!si->missing) {
+		si->missing = "no line table covers the address (built without -g?)";
 	}
 }
 #endif
@@ -303,6 +314,7 @@ static struct sym_file *sym_file_get(struct symbolizer *sz, const char *path)
 	sym_file_open(sz, f);
 #else
 	f->failed = 1;
+	f->why = "this build has no libdw (file and offset only)";
 #endif
 	return f;
 }
@@ -321,11 +333,11 @@ int symbolizer_resolve(struct symbolizer *sz, uint64_t addr, struct symbol_info 
 	out->path = e->path;
 	out->file_offset = addr - e->start + e->pgoff;
 	f = sym_file_get(sz, e->path);
+	if (f->failed)
+		out->missing = f->why;
 #ifdef MMLOCK_HAVE_LIBDW
-	if (!f->failed)
+	else
 		sym_file_lookup(f, out);
-#else
-	(void)f;
 #endif
 	return 0;
 }
@@ -368,4 +380,218 @@ char *symbol_format(const struct symbol_info *si)
 	free(fn);
 	free(src);
 	return s;
+}
+
+/* ------------------------------------------------------------ snapshots */
+
+struct maps_snapshot {
+	char		*name;		/* inside the folder: "1234.0.txt" */
+	int		tgid;
+	uint64_t	ts_ns;
+	size_t		order;		/* line of the index: ties keep it */
+	int		parsed;		/* 1: maps valid, -1: err set */
+	struct maps	maps;
+	char		*err;
+	struct symbolizer *sz;
+};
+
+struct maps_snapshots {
+	char			*dir, *symfs;
+	int			timed;
+	struct maps_snapshot	*v;	/* sorted by (tgid, ts_ns, index order) */
+	size_t			nr;
+};
+
+static int snapshot_cmp(const void *a, const void *b)
+{
+	const struct maps_snapshot *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* "NAME TGID MONO_NS WHY": a plain name, no folder in it. */
+static const char *index_line(char *line, struct maps_snapshot *s)
+{
+	char *name, *tgid, *ts, *end, *save = NULL;
+	uint64_t v;
+
+	line[strcspn(line, "\n")] = '\0';
+	name = strtok_r(line, " ", &save);
+	tgid = strtok_r(NULL, " ", &save);
+	ts = strtok_r(NULL, " ", &save);
+	if (!name || !tgid || !ts || !strtok_r(NULL, " ", &save))
+		return "NAME TGID MONO_NS WHY";
+	if (strchr(name, '/') || name[0] == '.' || strlen(name) > 64)
+		return "a file name inside the folder (no '/', not starting with '.')";
+	errno = 0;
+	v = strtoull(tgid, &end, 10);
+	if (errno || *end || tgid[0] < '0' || tgid[0] > '9' || !v || v > 0x7fffffff)
+		return "a TGID in decimal";
+	s->tgid = (int)v;
+	errno = 0;
+	s->ts_ns = strtoull(ts, &end, 10);
+	if (errno || *end || ts[0] < '0' || ts[0] > '9')
+		return "MONO_NS in decimal";
+	s->name = xstrdup(name);
+	return NULL;
+}
+
+struct maps_snapshots *maps_snapshots_open(const char *dir, const char *symfs, int timed,
+					   char **err)
+{
+	char *path = xasprintf("%s/index", dir), *line = NULL;
+	FILE *f = fopen(path, "re");
+	struct maps_snapshots *ms;
+	size_t cap = 0, alloc = 0, lineno = 0;
+	const char *what = NULL;
+	ssize_t len;
+
+	*err = NULL;
+	if (!f) {
+		int e = errno;
+
+		*err = xasprintf("%s: %s", path, strerror(e));
+		free(path);
+		errno = e;
+		return NULL;
+	}
+	ms = xcalloc(1, sizeof(*ms));
+	ms->dir = xstrdup(dir);
+	ms->symfs = symfs ? xstrdup(symfs) : NULL;
+	ms->timed = timed;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct maps_snapshot s = { 0 };
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (len > 256)
+			what = "a line of at most 256 bytes";
+		else if (ms->nr >= MAPS_MAX_SNAPSHOTS)
+			what = "at most 65536 snapshots";
+		else
+			what = index_line(line, &s);
+		if (what)
+			break;
+		if (ms->nr == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			ms->v = xrealloc(ms->v, alloc * sizeof(*ms->v));
+		}
+		s.order = ms->nr;
+		ms->v[ms->nr++] = s;
+	}
+	free(line);
+	fclose(f);
+	if (what) {
+		*err = xasprintf("%s:%zu: expected %s", path, lineno, what);
+		free(path);
+		maps_snapshots_free(ms);
+		errno = EINVAL;
+		return NULL;
+	}
+	free(path);
+	if (ms->nr)
+		qsort(ms->v, ms->nr, sizeof(*ms->v), snapshot_cmp);
+	return ms;
+}
+
+static struct maps *snapshot_maps(struct maps_snapshots *ms, struct maps_snapshot *s)
+{
+	if (!s->parsed) {
+		char *p = xasprintf("%s/%s", ms->dir, s->name);
+
+		if (maps_parse(p, &s->maps, &s->err)) {
+			s->parsed = -1;
+		} else if (!(s->sz = symbolizer_new(&s->maps, ms->symfs))) {
+			maps_release(&s->maps);
+			s->err = xasprintf("%s: %s", p, strerror(errno));
+			s->parsed = -1;
+		} else {
+			s->parsed = 1;
+		}
+		free(p);
+	}
+	return s->parsed > 0 ? &s->maps : NULL;
+}
+
+static int snapshot_has(struct maps_snapshots *ms, struct maps_snapshot *s, uint64_t addr)
+{
+	struct maps *m = snapshot_maps(ms, s);
+	const struct maps_entry *e = m ? maps_find(m, addr) : NULL;
+
+	return e && e->path[0] == '/';
+}
+
+int maps_snapshots_resolve(struct maps_snapshots *ms, int tgid, uint64_t ts_ns, uint64_t addr,
+			   struct symbol_info *si, const char **snapshot, char **why)
+{
+	size_t lo = 0, hi = ms->nr, first, end, i, pick = SIZE_MAX;
+	const char *bad = NULL;
+
+	memset(si, 0, sizeof(*si));
+	*why = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ms->v[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	for (end = first; end < ms->nr && ms->v[end].tgid == tgid; end++)
+		;
+	if (first == end) {
+		*why = xasprintf("no maps snapshot of tgid %d", tgid);
+		return -1;
+	}
+	if (ms->timed) {
+		/* the last one at or before @ts_ns that maps it, else the first after */
+		for (i = end; i-- > first && pick == SIZE_MAX;)
+			if (ms->v[i].ts_ns <= ts_ns && snapshot_has(ms, &ms->v[i], addr))
+				pick = i;
+		for (i = first; i < end && pick == SIZE_MAX; i++)
+			if (ms->v[i].ts_ns > ts_ns && snapshot_has(ms, &ms->v[i], addr))
+				pick = i;
+	} else {
+		for (i = first; i < end && pick == SIZE_MAX; i++)
+			if (snapshot_has(ms, &ms->v[i], addr))
+				pick = i;
+	}
+	if (pick == SIZE_MAX) {
+		for (i = first; i < end && !bad; i++)
+			if (ms->v[i].parsed < 0)
+				bad = ms->v[i].err;
+		*why = bad ? xstrdup(bad) :
+		       xasprintf("no file mapping holds %" PRIx64 " in the %zu maps snapshot%s of "
+				 "tgid %d", addr, end - first, end - first == 1 ? "" : "s", tgid);
+		return -1;
+	}
+	*snapshot = ms->v[pick].name;
+	return symbolizer_resolve(ms->v[pick].sz, addr, si);
+}
+
+void maps_snapshots_free(struct maps_snapshots *ms)
+{
+	size_t i;
+
+	if (!ms)
+		return;
+	for (i = 0; i < ms->nr; i++) {
+		struct maps_snapshot *s = &ms->v[i];
+
+		symbolizer_free(s->sz);
+		if (s->parsed > 0)
+			maps_release(&s->maps);
+		free(s->err);
+		free(s->name);
+	}
+	free(ms->v);
+	free(ms->dir);
+	free(ms->symfs);
+	free(ms);
 }

@@ -37,6 +37,7 @@ struct symbol_info {
 	uint64_t	function_offset;
 	char		*source;	/* source file of the line, or NULL */
 	int		line;		/* 0 when there is no line table */
+	const char	*missing;	/* why function or line is absent, or NULL */
 };
 
 /**
@@ -91,5 +92,54 @@ void symbol_info_release(struct symbol_info *si);
  * Return: a string to free().
  */
 char *symbol_format(const struct symbol_info *si);
+
+/*
+ * The maps snapshots of a capture: the folder CAPTURE/maps/ that `mmlock
+ * record` fills (capture/README.md): TGID.N.txt copies of /proc/TGID/maps
+ * and an index naming each with its TGID, the CLOCK_MONOTONIC time it was
+ * read at and why ("start", "changed", "end").
+ */
+struct maps_snapshots;
+
+/* Most snapshots read from one index (a process changing its maps every 0.25 s for hours). */
+#define MAPS_MAX_SNAPSHOTS	65536
+
+/**
+ * maps_snapshots_open() - read the index of a maps folder
+ * @dir: the folder (CAPTURE/maps)
+ * @symfs: folder searched first for each mapped file, or NULL
+ * @timed: the trace's timestamps are CLOCK_MONOTONIC (trace clock "mono"),
+ *	so a snapshot's time orders it against events; else only the order
+ *	of the snapshots is used
+ * @err: on failure, a message naming the file and line
+ *
+ * The snapshots themselves are parsed when first needed.
+ * Return: the set, or NULL with errno (ENOENT: no index; EINVAL: malformed).
+ */
+struct maps_snapshots *maps_snapshots_open(const char *dir, const char *symfs, int timed,
+					   char **err);
+
+/**
+ * maps_snapshots_resolve() - @addr of process @tgid at time @ts_ns
+ * @ms: the snapshots
+ * @tgid: the process
+ * @ts_ns: when the address was seen (trace time)
+ * @addr: the user address
+ * @si: filled as symbolizer_resolve() fills it; release with symbol_info_release()
+ * @snapshot: set to the snapshot's file name (inside the folder)
+ * @why: on failure, set to a message to free() (no snapshot of @tgid, no
+ *	file mapping there, a malformed snapshot)
+ *
+ * The snapshot used is the last one read at or before @ts_ns that maps
+ * @addr to a file, else the first one read after it that does: a start
+ * snapshot for what ran before a change, the next one for what a later
+ * exec or mmap brought.
+ * Return: 0, or -1 with @why set.
+ */
+int maps_snapshots_resolve(struct maps_snapshots *ms, int tgid, uint64_t ts_ns, uint64_t addr,
+			   struct symbol_info *si, const char **snapshot, char **why);
+
+/** maps_snapshots_free() - close every file and free @ms (NULL is fine). */
+void maps_snapshots_free(struct maps_snapshots *ms);
 
 #endif /* MMLOCK_SYMBOLS_H */
