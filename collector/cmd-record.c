@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@
 #include "jsonout.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
+#include "outfile.h"
 #include "record.h"
 #include "util.h"
 
@@ -122,7 +124,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* With --force: remove the files a previous recording left, nothing else. */
 static int clear_outdir(const char *dir)
 {
-	static const char *const trees[] = { "raw", "tracefs" };
+	static const char *const trees[] = { "raw", "tracefs", "maps" };
 	struct dirent *d;
 	DIR *dp;
 	size_t i;
@@ -853,6 +855,224 @@ static void end_child(struct record *r)
 	}
 }
 
+/* --------------------------------------------------------- maps snapshots */
+
+/*
+ * CAPTURE/maps: copies of /proc/TGID/maps of the traced process, so that the
+ * analyzer can turn a user_pc into a file, a function and a line after the
+ * process is gone (capture/README.md).  Reading /proc/PID/maps takes the
+ * very locks being measured (mmap_lock, or the VMA locks on 6.17+: a maps
+ * reader is one of the seed's known contention paths), so it is read
+ * rarely: at the start (after the exec of a COMMAND), once more a second
+ * later (what a dynamic loader or an early dlopen() mapped), after an exec
+ * and a second after that -- an exec is seen by polling /proc/TGID/exe every
+ * MAPS_POLL_US, which takes no mmap_lock -- and at the end, with tracing already off, while the process
+ * still lives.  A copy whose executable file mappings equal the last one's
+ * is not kept.  Each copy is TGID.N.txt, created exclusively; maps/index
+ * lists them ("NAME TGID MONO_NS WHY") and is replaced atomically after each
+ * one, so a killed run keeps a valid index.
+ */
+#define MAPS_POLL_US	250000
+#define MAPS_SETTLE_US	1000000		/* the second copy, after the start */
+#define MAPS_MAX_FILES	64		/* per run; the end snapshot may take one more */
+#define MAPS_MAX_BYTES	(8u << 20)	/* ~65530 VMAs of long paths */
+
+static struct maps_saver {
+	int		tgid;		/* 0: none saved */
+	int		dirfd;
+	int		flags;		/* OUTFILE_* */
+	unsigned int	n;
+	char		*index;		/* the index's text so far */
+	char		*last;		/* file-backed lines of the last snapshot */
+	char		exe[256];	/* /proc/TGID/exe then */
+	uint64_t	last_us, start_us, check_us;
+	int		settled;	/* the copy a second after the start was taken */
+	int		warned;
+} maps_saver = { .dirfd = -1 };
+
+/* /proc/TGID/exe's target into @exe ("" when it cannot be read). */
+static void read_exe(int tgid, char *exe, size_t size)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", tgid);
+	n = readlink(link, exe, size - 1);
+	exe[n > 0 ? n : 0] = '\0';
+}
+
+/* The whole of /proc/TGID/maps; NULL when the process is gone (or a zombie). */
+static char *read_proc_maps(int tgid, size_t *len)
+{
+	char path[64], *buf = NULL;
+	size_t cap = 0, n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t got;
+
+		if (cap - n < 4096) {
+			if (cap >= MAPS_MAX_BYTES)
+				break;
+			cap = cap ? cap * 2 : 65536;
+			buf = xrealloc(buf, cap + 1);
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * The executable lines naming a file: what a user_pc resolves through.
+ * Data mappings that mprotect() or mmap() churn do not make a new snapshot.
+ */
+static char *file_lines(const char *text)
+{
+	size_t len = strlen(text), o = 0;
+	char *out = xmalloc(len + 1);
+	const char *l = text;
+
+	while (*l) {
+		const char *nl = strchr(l, '\n'), *end = nl ? nl + 1 : l + strlen(l);
+
+		const char *sp = memchr(l, ' ', (size_t)(end - l));
+
+		/* "START-END rwxp ...": the x of the permissions */
+		if (sp && end - sp > 4 && sp[3] == 'x' && memchr(l, '/', (size_t)(end - l))) {
+			memcpy(out + o, l, (size_t)(end - l));
+			o += (size_t)(end - l);
+		}
+		l = end;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void maps_warn(const char *what, int err)
+{
+	if (!maps_saver.warned)
+		pr_warn("maps snapshot: %s: %s; user_pc of later events may not resolve", what,
+			strerror(err));
+	maps_saver.warned = 1;
+}
+
+/* Save /proc/TGID/maps as maps/TGID.N.txt unless its executable file lines are the last copy's. */
+static void maps_snapshot(const char *why)
+{
+	struct maps_saver *ms = &maps_saver;
+	char name[48], exe[256], *text, *files, *idx;
+	int end = !strcmp(why, "end");
+	size_t len;
+
+	if (!ms->tgid || ms->dirfd < 0 || (ms->n >= MAPS_MAX_FILES && !end) ||
+	    ms->n > MAPS_MAX_FILES)
+		return;
+	ms->last_us = mono_us();
+	text = read_proc_maps(ms->tgid, &len);
+	if (!text)
+		return;
+	files = file_lines(text);
+	read_exe(ms->tgid, exe, sizeof(exe));
+	if (ms->last && !strcmp(ms->last, files)) {
+		/* an exec of a copy of the same file: nothing new to keep */
+		memcpy(ms->exe, exe, sizeof(exe));
+		free(files);
+		free(text);
+		return;
+	}
+	snprintf(name, sizeof(name), "%d.%u.txt", ms->tgid, ms->n);
+	if (outfile_write_all(ms->dirfd, name, text, len, ms->flags | OUTFILE_NO_REPLACE |
+			      OUTFILE_REGULAR_ONLY)) {
+		maps_warn(name, errno);
+		free(files);
+		free(text);
+		return;
+	}
+	ms->n++;
+	free(ms->last);
+	ms->last = files;
+	memcpy(ms->exe, exe, sizeof(exe));
+	idx = xasprintf("%s%s %d %" PRIu64 " %s\n", ms->index ? ms->index :
+			"# NAME TGID CLOCK_MONOTONIC_NS WHY (start, changed, exec, end)\n", name,
+			ms->tgid, ms->last_us * 1000, why);
+	free(ms->index);
+	ms->index = idx;
+	if (outfile_write_all(ms->dirfd, "index", idx, strlen(idx), ms->flags |
+			      OUTFILE_REGULAR_ONLY))
+		maps_warn("index", errno);
+	free(text);
+}
+
+/* Start saving the maps of @tgid into CAPTURE/maps, with the first snapshot. */
+static void maps_start(struct record *r, int tgid)
+{
+	struct maps_saver *ms = &maps_saver;
+
+	if (mkdirat(r->outdir_fd, "maps", 0755) && errno != EEXIST) {
+		maps_warn("cannot create maps/", errno);
+		return;
+	}
+	ms->dirfd = openat(r->outdir_fd, "maps", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ms->dirfd < 0) {
+		maps_warn("cannot open maps/", errno);
+		return;
+	}
+	ms->tgid = tgid;
+	ms->flags = r->opts->no_fsync ? OUTFILE_NO_FSYNC : 0;
+	ms->start_us = ms->check_us = mono_us();
+	maps_snapshot("start");
+}
+
+/* From the main loop: an exec (by /proc/TGID/exe), or the second copy due. */
+static void maps_tick(void)
+{
+	struct maps_saver *ms = &maps_saver;
+	uint64_t now = mono_us();
+	char exe[256];
+
+	if (!ms->tgid || now - ms->check_us < MAPS_POLL_US)
+		return;
+	ms->check_us = now;
+	read_exe(ms->tgid, exe, sizeof(exe));
+	if (exe[0] && ms->exe[0] && strcmp(exe, ms->exe)) {
+		maps_snapshot("exec");
+		/* and a second later, what the new image's loader mapped */
+		ms->settled = 0;
+		ms->start_us = now;
+	} else if (!ms->settled && now - ms->start_us >= MAPS_SETTLE_US) {
+		ms->settled = 1;
+		maps_snapshot("changed");
+	}
+}
+
+static void maps_stop(void)
+{
+	struct maps_saver *ms = &maps_saver;
+
+	if (ms->dirfd >= 0)
+		close(ms->dirfd);
+	free(ms->index);
+	free(ms->last);
+	memset(ms, 0, sizeof(*ms));
+	ms->dirfd = -1;
+}
+
 /* -------------------------------------------------------------- progress */
 
 struct progress {
@@ -1059,6 +1279,7 @@ static int stream_loop(struct record *r, int fd, int is_stdin)
 			break;
 		}
 		progress_tick(r, &pg, now, 0);
+		maps_tick();
 		if (!why)
 			why = should_stop(r, now, start);
 	}
@@ -1387,7 +1608,12 @@ static int record_trace(struct record *r)
 		tracefs_trace_off(r->col.inst);
 		goto stop_readers;
 	}
+	/* released: the COMMAND has exec'd, its maps are its own */
+	if (r->tgid)
+		maps_start(r, r->tgid);
 	loop = stream_loop(r, fd, 0);
+	/* before end_child() stops a COMMAND still running */
+	maps_snapshot("end");
 	ret = loop ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
 
 stop_readers:
@@ -1425,6 +1651,7 @@ destroy_instance:
 			ret = MMLOCK_EXIT_OUTPUT;
 		}
 	}
+	maps_stop();
 	collector_destroy(&r->col);
 	return ret;
 }
