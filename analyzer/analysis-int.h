@@ -176,6 +176,12 @@ struct caller_stat {
 	char		name[CALLER_LEN];
 	uint64_t	count, waits, wait_sum_ns, wait_max_ns;
 	uint64_t	a_pairs, a_ns, b_pairs, b_ns;
+	/* the VMAs it write-locked: VM_SHARED (of those whose flags printed), file, anon */
+	uint64_t	shared, flags_seen, file_backed, anonymous;
+	/* where in user space one of its writers was: its longest wait's, else its first */
+	char		user_pc[24];
+	int		upc_tgid;
+	uint64_t	upc_ts, upc_wait_ns;
 };
 
 struct counter {
@@ -223,10 +229,16 @@ struct scaller {
 	uint64_t	holds, waiters, waited_ns, b_pairs, b_ns;
 };
 
+/* Type-C pairs by the inversion evidence (known contention path, wait > 1 ms). */
+struct c_evidence {
+	uint64_t	known, over_1ms, both;
+};
+
 /* The pairs of top_pairs, kept apart for stock-mode pairs. */
 struct top_heap {
 	struct pair_rec	*v;
 	unsigned int	n;
+	struct c_evidence ev;	/* over every Type-C pair offered, not only the kept */
 };
 
 /* A free list of fixed-size objects carved from blocks (analysis.c). */
@@ -324,6 +336,22 @@ struct analysis {
 	char			stack_buf[STACK_LEN];
 	int			stack_frames;
 };
+
+/* VM_SHARED, the same bit on every kernel since 2.6 */
+#define VM_SHARED_BIT	0x8ULL
+/* the seed's inversion evidence: a wait above 1 ms */
+#define PAIR_SLOW_NS	1000000ULL
+
+/**
+ * pair_known_path() - is the writer of @p on the known contention paths?
+ * @p: a pair
+ * @operation: if not NULL, set to the operation its caller stands for
+ *	("fork", "mprotect", ... "other")
+ *
+ * Return: 1 when the writer's caller is a known contention path (see
+ * writer_known_path()), 0 otherwise.
+ */
+int pair_known_path(const struct pair_rec *p, const char **operation);
 
 extern const char *const slot_names[SLOT_NR];
 extern const char *const slot_anomaly_names[SA_NR];

@@ -9,6 +9,8 @@
  * interval can still overlap it, so memory follows the open intervals, not
  * the trace length.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -649,12 +651,32 @@ static void heap_swap(struct pair_rec *a, struct pair_rec *b)
 	*b = t;
 }
 
-/* Keep the top_n slowest pairs in a min-heap; every pair goes through here. */
+int pair_known_path(const struct pair_rec *p, const char **operation)
+{
+	char func[CALLER_LEN];
+
+	caller_func(func, sizeof(func), p->caller[0] ? p->caller : NULL);
+	if (operation)
+		*operation = writer_syscall(func);
+	return writer_known_path(func);
+}
+
+/*
+ * Keep the top_n slowest pairs in a min-heap; every pair goes through here
+ * (its Type-C inversion evidence is counted here too).
+ */
 static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
 {
 	unsigned int i, n = an->opts.top_n;
 	struct pair_rec *top;
 
+	if (p->c) {
+		int known = pair_known_path(p, NULL), slow = p->dur_ns > PAIR_SLOW_NS;
+
+		th->ev.known += known;
+		th->ev.over_1ms += slow;
+		th->ev.both += known && slow;
+	}
 	if (an->opts.on_pair)
 		an->opts.on_pair(an->opts.hook_ctx, p);
 	if (!n)
@@ -1121,20 +1143,57 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 	t->fault = NULL;
 }
 
+/* vma_start_write_begin's flags=%lx; 0 when absent or not hex */
+static int vm_flags(const char *s, uint64_t *flags)
+{
+	char *end;
+
+	if (!s || !isxdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	*flags = strtoull(s, &end, 16);
+	return !errno && !*end;
+}
+
+/*
+ * The user address that stands for a writer caller in the per-caller
+ * tables: its first writer's, replaced by the writer of its longest wait.
+ */
+static void caller_sample(struct caller_stat *cs, const struct task *t, uint64_t ts,
+			  const char *user_pc, uint64_t wait_ns)
+{
+	if (!user_pc || !*user_pc || (cs->user_pc[0] && wait_ns <= cs->upc_wait_ns))
+		return;
+	copy_str(cs->user_pc, sizeof(cs->user_pc), user_pc);
+	cs->upc_tgid = t->tgid;
+	cs->upc_ts = ts;
+	cs->upc_wait_ns = wait_ns;
+}
+
 static void on_vma_write_begin(struct analysis *an, struct task *t,
 			       const struct parsed_line *pl)
 {
 	const char *caller = pl_str(pl, PF_CALLER);
 	struct caller_stat *cs = caller_stat(an, caller);
 	struct call *c;
+	uint64_t flags;
 
 	cs->count++;
 	count_reason(&an->by_syscall, writer_syscall(cs->name));
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
-	if (pl_dec(pl, PF_INO, 0))
+	if (pl_dec(pl, PF_INO, 0)) {
 		an->file_backed++;
-	if (pl_bool(pl, PF_ANON))
+		cs->file_backed++;
+	}
+	if (pl_bool(pl, PF_ANON)) {
 		an->anonymous++;
+		cs->anonymous++;
+	}
+	if (vm_flags(pl_str(pl, PF_FLAGS), &flags)) {
+		cs->flags_seen++;
+		cs->shared += !!(flags & VM_SHARED_BIT);
+	}
+	caller_sample(cs, t, pl->ts_ns, pl_str(pl, PF_USER_PC), 0);
 	if (t->vwrite) {
 		anomaly(an, SLOT_VMA_WRITE, SA_BEGIN_NESTED);
 		call_put(t->vwrite);
@@ -1206,6 +1265,7 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 	cs->wait_sum_ns += ns;
 	if (ns > cs->wait_max_ns)
 		cs->wait_max_ns = ns;
+	caller_sample(cs, t, iv->start, iv->call->user_pc, ns);
 	close_vw(an, iv);
 }
 

@@ -9,6 +9,7 @@
 struct json_object;
 struct analysis;
 struct ival;
+struct maps_snapshots;
 struct pair_rec;
 
 struct analysis_opts {
@@ -42,6 +43,13 @@ struct summary_meta {
 	unsigned long	chunks;
 	unsigned long	truncated_inputs;
 	struct json_object *input_errors;	/* array, reference taken */
+	/*
+	 * The capture's maps snapshots: user_pc values are resolved through
+	 * them ("user_symbol"); NULL with maps_error NULL: the capture has none
+	 * and the summary has no user_symbol at all.
+	 */
+	struct maps_snapshots *maps;
+	const char	*maps_error;		/* the snapshots could not be read: why */
 };
 
 struct analysis *analysis_new(const struct analysis_opts *opts);

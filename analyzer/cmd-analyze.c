@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -19,6 +20,7 @@
 #include "tracestatus.h"
 #include "mmlock.h"
 #include "parse.h"
+#include "symbols.h"
 #include "util.h"
 
 #define MAX_REPORTED_ERRORS 10
@@ -49,6 +51,10 @@ static void usage(FILE *out)
 "                             where a <stack trace> block stands relative to its\n"
 "                             event (default: trace.status, else after)\n"
 "      --status FILE          a trace.status to use for a plain file INPUT\n"
+"      --maps DIR             the maps snapshots to resolve user_pc with\n"
+"                             (default: INPUT/maps of a capture directory)\n"
+"      --symfs DIR            look for each mapped file under DIR first\n"
+"                             (DIR/<its path>: unstripped copies of a phone's)\n"
 "  -p, --pretty               indented JSON\n"
 "  -h, --help                 this text\n"
 "\n"
@@ -125,9 +131,35 @@ static int write_output(const char *path, json_object *root, int pretty)
 	return -1;
 }
 
+/*
+ * The maps snapshots beside a capture (or --maps DIR): missing ones leave
+ * the summary as it was; unreadable ones make every user_symbol say why,
+ * never fail the analysis.
+ */
+static void open_maps(const char *maps_dir, const char *input, int nr_inputs, const char *symfs,
+		      const char *clock, struct summary_meta *meta, char **path, char **err)
+{
+	struct stat st;
+
+	if (maps_dir) {
+		*path = xstrdup(maps_dir);
+	} else {
+		if (nr_inputs != 1 || stat(input, &st) || !S_ISDIR(st.st_mode))
+			return;
+		*path = xasprintf("%s/maps", input);
+		if (stat(*path, &st))
+			return;
+	}
+	meta->maps = maps_snapshots_open(*path, symfs, clock && !strcmp(clock, "mono"), err);
+	if (!meta->maps) {
+		pr_warn("user_pc not resolved: %s", *err);
+		meta->maps_error = *err;
+	}
+}
+
 int cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_STACK_POS = 256, OPT_STATUS };
+	enum { OPT_STACK_POS = 256, OPT_STATUS, OPT_MAPS, OPT_SYMFS };
 	static const struct option opts[] = {
 		{ "output",		required_argument,	NULL, 'o' },
 		{ "workload",		required_argument,	NULL, 'w' },
@@ -137,6 +169,8 @@ int cmd_analyze(int argc, char **argv)
 		{ "top",		required_argument,	NULL, 'n' },
 		{ "stack-position",	required_argument,	NULL, OPT_STACK_POS },
 		{ "status",		required_argument,	NULL, OPT_STATUS },
+		{ "maps",		required_argument,	NULL, OPT_MAPS },
+		{ "symfs",		required_argument,	NULL, OPT_SYMFS },
 		{ "pretty",		no_argument,		NULL, 'p' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -145,7 +179,8 @@ int cmd_analyze(int argc, char **argv)
 	struct summary_meta meta = { .no_retry = -1, .retry_vma_lock = -1, .status_lost = -1 };
 	struct trace_status st;
 	struct analyze_ctx ctx = { 0 };
-	const char *output = NULL, *status_path = NULL;
+	const char *output = NULL, *status_path = NULL, *maps_dir = NULL, *symfs = NULL;
+	char *maps_path = NULL, *maps_err = NULL;
 	int pretty = 0, stack_pos = -1, no_retry = -1, retry_vma_lock = -1;
 	int c, ret = MMLOCK_EXIT_OK;
 	struct analysis *an = NULL;
@@ -196,6 +231,12 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_STATUS:
 			status_path = optarg;
+			break;
+		case OPT_MAPS:
+			maps_dir = optarg;
+			break;
+		case OPT_SYMFS:
+			symfs = optarg;
 			break;
 		case 'p':
 			pretty = 1;
@@ -296,6 +337,8 @@ int cmd_analyze(int argc, char **argv)
 	meta.chunks = input_nr_files(in);
 	meta.truncated_inputs = input_truncated(in);
 	meta.input_errors = ctx.errors;
+	open_maps(maps_dir, argv[optind], argc - optind, symfs, st.clock, &meta, &maps_path,
+		  &maps_err);
 	summary = analysis_summary(an, &meta);
 	if (write_output(output, summary, pretty))
 		ret = MMLOCK_EXIT_OUTPUT;
@@ -304,6 +347,9 @@ int cmd_analyze(int argc, char **argv)
 	json_object_put(summary);
 
 out_free_analysis:
+	maps_snapshots_free(meta.maps);
+	free(maps_path);
+	free(maps_err);
 	analysis_free(an);
 	input_close(in);
 	trace_status_release(&st);

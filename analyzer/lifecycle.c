@@ -8,31 +8,65 @@
 #include "lifecycle.h"
 #include "util.h"
 
-const char *writer_syscall(const char *f)
+/*
+ * One table: the operation behind a writer's caller (the function that
+ * write-locked the VMA, or that took mmap_lock for writing), and whether it
+ * is a known contention path -- a path that holds mmap_lock for writing and
+ * write-locks VMAs the faults use, so that a fault behind it is the
+ * inversion the seed's evidence rule names (its table: munmap, mmap_region,
+ * vma_expand, __split_vma, mprotect_fixup, vma_modify, do_brk_flags; and
+ * fork's dup_mmap, madvise).  Callers of mmap_write_lock() itself
+ * (vm_mmap_pgoff, do_madvise, __vm_munmap, ...) are listed too: they are
+ * what mmap_lock_wait_start's caller= names.
+ */
+static const struct writer_path {
+	const char	*prefix, *syscall;
+	int		known;
+} writer_paths[] = {
+	{ "dup_mmap", "fork", 1 }, { "copy_process", "fork", 1 },	/* dup_mmap inlined */
+	{ "mprotect_fixup", "mprotect", 1 }, { "do_mprotect", "mprotect", 1 },
+	{ "vms_gather_munmap_vmas", "munmap", 1 }, { "do_vmi_align_munmap", "munmap", 1 },
+	{ "do_vmi_munmap", "munmap", 1 }, { "__do_munmap", "munmap", 1 },
+	{ "vms_complete_munmap", "munmap", 1 }, { "unmap_region", "munmap", 1 },
+	{ "__vm_munmap", "munmap", 1 }, { "vm_munmap", "munmap", 1 },
+	{ "free_pgtables", "munmap", 1 }, { "exit_mmap", "exit", 1 },
+	{ "mmap_region", "mmap", 1 }, { "__mmap_region", "mmap", 1 }, { "do_mmap", "mmap", 1 },
+	{ "vm_mmap_pgoff", "mmap", 1 },
+	{ "__split_vma", "split", 1 }, { "split_vma", "split", 1 },
+	{ "vma_expand", "expand", 1 }, { "expand_downwards", "expand", 0 },
+	{ "expand_upwards", "expand", 0 }, { "do_brk_flags", "brk", 1 },
+	{ "__do_sys_brk", "brk", 1 },
+	{ "madvise", "madvise", 1 }, { "do_madvise", "madvise", 1 },
+	{ "mlock_fixup", "mlock", 0 }, { "apply_vma_lock", "mlock", 0 },
+	{ "move_vma", "mremap", 0 }, { "mremap", "mremap", 0 }, { "vma_to_resize", "mremap", 0 },
+	{ "vma_modify", "modify", 1 }, { "vma_merge", "merge", 0 }, { "commit_merge", "merge", 0 },
+	{ "collapse_huge_page", "khugepaged", 0 }, { "mm_take_all_locks", "mmu_notifier", 0 },
+	{ "userfaultfd", "userfaultfd", 0 }, { "mbind", "mbind", 0 },
+	{ "vma_replace_policy", "mbind", 0 },
+};
+
+static const struct writer_path *writer_path(const char *f)
 {
-	static const struct { const char *prefix, *syscall; } map[] = {
-		{ "dup_mmap", "fork" }, { "copy_process", "fork" },	/* dup_mmap inlined */
-		{ "mprotect_fixup", "mprotect" }, { "do_mprotect", "mprotect" },
-		{ "vms_gather_munmap_vmas", "munmap" }, { "do_vmi_align_munmap", "munmap" },
-		{ "do_vmi_munmap", "munmap" }, { "__do_munmap", "munmap" },
-		{ "vms_complete_munmap", "munmap" }, { "unmap_region", "munmap" },
-		{ "free_pgtables", "munmap" }, { "exit_mmap", "exit" },
-		{ "mmap_region", "mmap" }, { "__mmap_region", "mmap" }, { "do_mmap", "mmap" },
-		{ "__split_vma", "split" }, { "split_vma", "split" },
-		{ "vma_expand", "expand" }, { "expand_downwards", "expand" },
-		{ "expand_upwards", "expand" }, { "do_brk_flags", "brk" },
-		{ "madvise", "madvise" }, { "mlock_fixup", "mlock" }, { "apply_vma_lock", "mlock" },
-		{ "move_vma", "mremap" }, { "mremap", "mremap" }, { "vma_to_resize", "mremap" },
-		{ "vma_modify", "modify" }, { "vma_merge", "merge" }, { "commit_merge", "merge" },
-		{ "collapse_huge_page", "khugepaged" }, { "mm_take_all_locks", "mmu_notifier" },
-		{ "userfaultfd", "userfaultfd" }, { "mbind", "mbind" }, { "vma_replace_policy", "mbind" },
-	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(map); i++)
-		if (!strncmp(f, map[i].prefix, strlen(map[i].prefix)))
-			return map[i].syscall;
-	return "other";
+	for (i = 0; i < ARRAY_SIZE(writer_paths); i++)
+		if (!strncmp(f, writer_paths[i].prefix, strlen(writer_paths[i].prefix)))
+			return &writer_paths[i];
+	return NULL;
+}
+
+const char *writer_syscall(const char *f)
+{
+	const struct writer_path *w = writer_path(f);
+
+	return w ? w->syscall : "other";
+}
+
+int writer_known_path(const char *f)
+{
+	const struct writer_path *w = writer_path(f);
+
+	return w && w->known;
 }
 
 /*

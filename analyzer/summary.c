@@ -3,6 +3,7 @@
  * The summary JSON (analyzer/README.md "Summary JSON").  What the capture did not
  * record is null, never 0.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "analysis-int.h"
 #include "evset.h"
+#include "symbols.h"
 #include "util.h"
 
 /* The family of a recorded event (the contract's table says), MMLOCK_FAM_NR for none. */
@@ -96,7 +98,77 @@ static json_object *hexstr(uint64_t v)
 	return json_object_new_string(buf);
 }
 
-static json_object *side_json(const struct pair_side *s)
+static json_object *hexnum(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llx", (unsigned long long)v);
+	return json_object_new_string(buf);
+}
+
+/*
+ * A user address in words, from the capture's maps snapshot of @tgid at
+ * @ts_ns: the file and offset, and function and line as far as the file's
+ * symbols go; {"error": why} when it cannot be placed.  NULL when the
+ * capture has no maps snapshots at all (the summary stays as it was).
+ */
+static json_object *user_symbol(const struct summary_meta *meta, int tgid, uint64_t ts_ns,
+				const char *user_pc)
+{
+	json_object *o;
+	struct symbol_info si;
+	const char *snap = NULL;
+	char *why = NULL, *end;
+	uint64_t addr;
+
+	if (!meta->maps && !meta->maps_error)
+		return NULL;
+	o = json_object_new_object();
+	errno = 0;
+	addr = strtoull(user_pc, &end, 16);
+	if (meta->maps_error) {
+		add(o, "error", json_object_new_string(meta->maps_error));
+		return o;
+	}
+	if (errno || *end || !*user_pc) {
+		add(o, "error", json_object_new_string("user_pc is not a hex address"));
+		return o;
+	}
+	if (!addr) {
+		add(o, "error", json_object_new_string("no user address (user_pc 0: a kernel "
+						       "thread, or no user registers)"));
+		return o;
+	}
+	if (tgid < 0) {
+		add(o, "error", json_object_new_string("the TGID is not known (record-tgid off)"));
+		return o;
+	}
+	if (maps_snapshots_resolve(meta->maps, tgid, ts_ns, addr, &si, &snap, &why)) {
+		add(o, "error", json_object_new_string(why));
+		free(why);
+		return o;
+	}
+	add(o, "file", json_object_new_string(si.path));
+	add(o, "file_offset", hexnum(si.file_offset));
+	if (si.elf_addr)
+		add(o, "elf_address", hexnum(si.elf_addr));
+	if (si.function) {
+		add(o, "function", json_object_new_string(si.function));
+		add(o, "function_offset", hexnum(si.function_offset));
+	}
+	if (si.source) {
+		add(o, "source", json_object_new_string(si.source));
+		add(o, "line", json_object_new_int(si.line));
+	}
+	if (si.missing)
+		add(o, "missing", json_object_new_string(si.missing));
+	add(o, "snapshot", json_object_new_string(snap));
+	symbol_info_release(&si);
+	return o;
+}
+
+static json_object *side_json(const struct summary_meta *meta, const struct pair_side *s,
+			      uint64_t ts_ns)
 {
 	json_object *o = json_object_new_object();
 
@@ -106,8 +178,26 @@ static json_object *side_json(const struct pair_side *s)
 	add(o, "prio", s->prio >= 0 ? json_object_new_int(s->prio) : NULL);
 	if (s->stack[0])
 		add(o, "stack", json_object_new_string(s->stack));
-	if (s->user_pc[0])
+	if (s->user_pc[0]) {
+		json_object *us = user_symbol(meta, s->tgid, ts_ns, s->user_pc);
+
 		add(o, "user_pc", json_object_new_string(s->user_pc));
+		if (us)
+			add(o, "user_symbol", us);
+	}
+	return o;
+}
+
+/* Is the pair's writer on a known contention path, and did it last above 1 ms? */
+static json_object *evidence_json(const struct pair_rec *p)
+{
+	json_object *o = json_object_new_object();
+	const char *op;
+	int known = pair_known_path(p, &op);
+
+	add(o, "operation", json_object_new_string(op));
+	add(o, "known_path", json_object_new_boolean(known));
+	add(o, "over_1ms", json_object_new_boolean(p->dur_ns > PAIR_SLOW_NS));
 	return o;
 }
 
@@ -120,7 +210,7 @@ static int cmp_pairs(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static json_object *top_pairs(struct top_heap *th)
+static json_object *top_pairs(struct top_heap *th, const struct summary_meta *meta)
 {
 	json_object *arr = json_object_new_array();
 	unsigned int i;
@@ -138,8 +228,8 @@ static json_object *top_pairs(struct top_heap *th)
 		add(o, "c", json_object_new_boolean(p->c));
 		add(o, "duration_us", jus(p->dur_ns));
 		add(o, "start_us", jus(p->start_ns));
-		add(o, "blocked", side_json(&p->blocked));
-		add(o, "blocker", side_json(&p->blocker));
+		add(o, "blocked", side_json(meta, &p->blocked, p->start_ns));
+		add(o, "blocker", side_json(meta, &p->blocker, p->start_ns));
 		add(o, "mm", hexstr(p->mm));
 		if (p->stock) {
 			/* stock events name no VMA: the fault's address is what they tell */
@@ -158,9 +248,24 @@ static json_object *top_pairs(struct top_heap *th)
 		add(o, "caller", json_object_new_string(p->caller[0] ? p->caller : "unknown"));
 		if (p->type == 'B')
 			add(o, "holding", json_object_new_boolean(p->holding));
+		add(o, "evidence", evidence_json(p));
 		json_object_array_add(arr, o);
 	}
 	return arr;
+}
+
+/* How many Type-C pairs carry the seed's inversion evidence. */
+static json_object *c_evidence(const struct c_evidence *ev, int measured)
+{
+	json_object *o;
+
+	if (!measured)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "known_path", jint(ev->known));
+	add(o, "over_1ms", jint(ev->over_1ms));
+	add(o, "known_path_over_1ms", jint(ev->both));
+	return o;
 }
 
 static int cmp_callers_wait(const void *a, const void *b)
@@ -186,7 +291,20 @@ static int cmp_callers_contention(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static json_object *writer_callers(struct analysis *an)
+/* A writer caller's user address, where the capture has maps snapshots. */
+static void caller_user_pc(json_object *o, const struct caller_stat *c,
+			   const struct summary_meta *meta)
+{
+	json_object *us;
+
+	if (!c->user_pc[0] || (!meta->maps && !meta->maps_error))
+		return;
+	us = user_symbol(meta, c->upc_tgid, c->upc_ts, c->user_pc);
+	add(o, "user_pc", json_object_new_string(c->user_pc));
+	add(o, "user_symbol", us);
+}
+
+static json_object *writer_callers(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *arr = json_object_new_array();
 	int i;
@@ -196,7 +314,7 @@ static json_object *writer_callers(struct analysis *an)
 		      cmp_callers_wait);
 	for (i = 0; i < an->nr_callers; i++) {
 		const struct caller_stat *c = &an->callers[i];
-		json_object *o;
+		json_object *o, *kinds;
 
 		if (!c->count && !c->waits)
 			continue;
@@ -206,12 +324,18 @@ static json_object *writer_callers(struct analysis *an)
 		add(o, "waits", jint(c->waits));
 		add(o, "wait_sum_us", jus(c->wait_sum_ns));
 		add(o, "wait_max_us", jus(c->wait_max_ns));
+		kinds = json_object_new_object();
+		add(kinds, "shared", c->flags_seen ? jint(c->shared) : NULL);
+		add(kinds, "file_backed", jint(c->file_backed));
+		add(kinds, "anonymous", jint(c->anonymous));
+		add(o, "vma_kinds", kinds);
+		caller_user_pc(o, c, meta);
 		json_object_array_add(arr, o);
 	}
 	return arr;
 }
 
-static json_object *contention_callers(struct analysis *an)
+static json_object *contention_callers(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *arr = json_object_new_array();
 	int i;
@@ -231,6 +355,8 @@ static json_object *contention_callers(struct analysis *an)
 		add(o, "type_a_us", jus(c->a_ns));
 		add(o, "type_b_pairs", jint(c->b_pairs));
 		add(o, "type_b_us", jus(c->b_ns));
+		add(o, "known_path", json_object_new_boolean(writer_known_path(c->name)));
+		caller_user_pc(o, c, meta);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -601,6 +727,7 @@ static json_object *stock_contention_callers(struct analysis *an)
 		add(o, "type_a_us", NULL);
 		add(o, "type_b_pairs", jint(c->b_pairs));
 		add(o, "type_b_us", jus(c->b_ns));
+		add(o, "known_path", json_object_new_boolean(writer_known_path(c->caller)));
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -819,7 +946,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		add(o, "total_count",
 		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m && writers_all));
 		add(o, "wait_durations_us", dist(&an->vma_wait, m));
-		add(o, "by_caller", m ? writer_callers(an) : NULL);
+		add(o, "by_caller", m ? writer_callers(an, meta) : NULL);
 		/* counts of every writer, like total_count */
 		add(o, "by_syscall", reasons(&an->by_syscall, m && writers_all));
 		add(o, "file_backed", count_or_null(an->file_backed, m && writers_all));
@@ -892,7 +1019,8 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		add(o, "type_c_from_b", count_or_null(an->sc_from_b, sc_ok));
 		add(o, "type_c_prio_unknown", count_or_null(an->sc_prio_unknown, sc_ok));
 		add(o, "threshold_us", jint(an->opts.threshold_us));
-		add(o, "top_pairs", top_pairs(&an->stop));
+		add(o, "type_c_evidence", c_evidence(&an->stop.ev, sc_ok));
+		add(o, "top_pairs", top_pairs(&an->stop, meta));
 		add(o, "by_caller", stock_contention_callers(an));
 		json_object_array_add(notes, json_object_new_string(
 			"type_a: a VMA writer's wait is not in stock events"));
@@ -915,8 +1043,9 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		add(o, "type_c_from_b", count_or_null(an->c_from_b, c_ok));
 		add(o, "type_c_prio_unknown", count_or_null(an->c_prio_unknown, c_ok));
 		add(o, "threshold_us", jint(an->opts.threshold_us));
-		add(o, "top_pairs", top_pairs(&an->top));
-		add(o, "by_caller", contention_callers(an));
+		add(o, "type_c_evidence", c_evidence(&an->top.ev, c_ok));
+		add(o, "top_pairs", top_pairs(&an->top, meta));
+		add(o, "by_caller", contention_callers(an, meta));
 	}
 	add(root, "contention", o);
 
