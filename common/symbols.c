@@ -423,7 +423,7 @@ static const char *index_line(char *line, struct maps_snapshot *s)
 	name = strtok_r(line, " ", &save);
 	tgid = strtok_r(NULL, " ", &save);
 	ts = strtok_r(NULL, " ", &save);
-	if (!name || !tgid || !ts || !strtok_r(NULL, " ", &save))
+	if (!name || !tgid || !ts || !strtok_r(NULL, " ", &save) || strtok_r(NULL, " ", &save))
 		return "NAME TGID MONO_NS WHY";
 	if (strchr(name, '/') || name[0] == '.' || strlen(name) > 64)
 		return "a file name inside the folder (no '/', not starting with '.')";

@@ -160,9 +160,144 @@ free_maps:
 	maps_release(&m);
 }
 
+/* A maps folder: an index and snapshot files, under a fresh temporary folder. */
+static char *make_maps_dir(const char *index, const char *snap_name, const char *snap)
+{
+	char *dir = xstrdup("/tmp/mmlock-mapsdir-XXXXXX"), *p;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	p = xasprintf("%s/index", dir);
+	f = fopen(p, "w");
+	if (!f || fputs(index, f) < 0 || fclose(f)) {
+		perror(p);
+		exit(1);
+	}
+	free(p);
+	if (snap_name) {
+		p = xasprintf("%s/%s", dir, snap_name);
+		f = fopen(p, "w");
+		if (!f || fputs(snap, f) < 0 || fclose(f)) {
+			perror(p);
+			exit(1);
+		}
+		free(p);
+	}
+	return dir;
+}
+
+static void remove_maps_dir(char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+
+	if (system(cmd))
+		perror(cmd);
+	free(cmd);
+	free(dir);
+}
+
+/* The index of CAPTURE/maps: each malformed line refused with file, line and what. */
+static void test_snapshot_index(void)
+{
+	static const struct { const char *line, *want; } bad[] = {
+		{ "1.0.txt 1 5\n", "NAME TGID MONO_NS WHY" },
+		{ "1.0.txt 1 5 start extra\n", "NAME TGID MONO_NS WHY" },
+		{ "../x 1 5 start\n", "a file name inside the folder" },
+		{ "a/b 1 5 start\n", "a file name inside the folder" },
+		{ "1.0.txt 0 5 start\n", "a TGID in decimal" },
+		{ "1.0.txt -1 5 start\n", "a TGID in decimal" },
+		{ "1.0.txt 99999999999 5 start\n", "a TGID in decimal" },
+		{ "1.0.txt 1 -5 start\n", "MONO_NS in decimal" },
+		{ "1.0.txt 1 99999999999999999999999 start\n", "MONO_NS in decimal" },
+	};
+	struct maps_snapshots *ms;
+	struct symbol_info si;
+	const char *snap = NULL;
+	char *dir, *err, *why, *idx;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		idx = xasprintf("# a comment\n\n%s", bad[i].line);
+		dir = make_maps_dir(idx, NULL, NULL);
+		err = NULL;
+		ms = maps_snapshots_open(dir, NULL, 1, &err);
+		CHECK(!ms && errno == EINVAL && err && strstr(err, dir) && strstr(err, "index:3: expected") &&
+		      strstr(err, bad[i].want),
+		      "maps index: '%.*s' refused with file, line and what was expected: %s",
+		      (int)strcspn(bad[i].line, "\n"), bad[i].line, err ? err : "(no message)");
+		maps_snapshots_free(ms);
+		free(err);
+		free(idx);
+		remove_maps_dir(dir);
+	}
+
+	/* an index naming a snapshot that is not there, and one that is malformed */
+	dir = make_maps_dir("7.0.txt 7 10 start\n7.1.txt 7 20 changed\n", "7.1.txt",
+			    "1000-2000 r-xp 00000000 08:01 5 /bin/x\n0500-0600 r-xp 0 08:01 5 /bin/y\n");
+	ms = maps_snapshots_open(dir, NULL, 1, &err);
+	CHECK(ms && !err, "maps index: two snapshots read (%s)", err ? err : "ok");
+	if (ms) {
+		why = NULL;
+		CHECK(maps_snapshots_resolve(ms, 7, 15, 0x1800, &si, &snap, &why) == -1 && why &&
+		      strstr(why, "7.0.txt") && strstr(why, "No such file"),
+		      "maps snapshots: a missing snapshot file is named: %s", why ? why : "(none)");
+		free(why);
+		why = NULL;
+		CHECK(maps_snapshots_resolve(ms, 8, 15, 0x1800, &si, &snap, &why) == -1 && why &&
+		      !strcmp(why, "no maps snapshot of tgid 8"),
+		      "maps snapshots: a TGID without one: %s", why ? why : "(none)");
+		free(why);
+	}
+	maps_snapshots_free(ms);
+	remove_maps_dir(dir);
+}
+
+/* A file that is not an ELF, or a cut one, mapped as a library: file and offset, why not more. */
+static void test_hostile_file(void)
+{
+	static const char *const contents[] = {
+		"not an ELF file at all\n",
+		"\x7f" "ELF\x02\x01\x01",			/* the magic, then nothing */
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(contents); i++) {
+		char *lib = write_tmp(contents[i]);
+		char *text = xasprintf("10000-20000 r-xp 00001000 08:01 5 %s\n", lib);
+		char *dir = make_maps_dir("3.0.txt 3 1 start\n", "3.0.txt", text);
+		struct maps_snapshots *ms;
+		struct symbol_info si;
+		const char *snap = NULL;
+		char *err = NULL, *why = NULL;
+		int ok;
+
+		ms = maps_snapshots_open(dir, NULL, 0, &err);
+		ok = ms && !maps_snapshots_resolve(ms, 3, 0, 0x10010, &si, &snap, &why);
+		CHECK(ok && si.path && !strcmp(si.path, lib) && si.file_offset == 0x1010 &&
+		      !si.function && !si.source && si.missing && snap && !strcmp(snap, "3.0.txt"),
+		      "resolve: a mapped %s gives file+0x1010 and says why no more (%s)",
+		      i ? "ELF cut after its magic" : "non-ELF file",
+		      ok && si.missing ? si.missing : why ? why : err ? err : "?");
+		if (ok)
+			symbol_info_release(&si);
+		free(why);
+		free(err);
+		maps_snapshots_free(ms);
+		remove_maps_dir(dir);
+		unlink(lib);
+		free(lib);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	test_parse();
 	test_resolve_self();
+	test_snapshot_index();
+	test_hostile_file();
 	return TEST_EXIT();
 }
