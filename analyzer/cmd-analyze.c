@@ -17,6 +17,7 @@
 #include "input.h"
 #include "jsonout.h"
 #include "outfile.h"
+#include "words.h"
 #include "tracestatus.h"
 #include "mmlock.h"
 #include "parse.h"
@@ -38,7 +39,8 @@ static void usage(FILE *out)
 "\n"
 "INPUT: trace_pipe text (plain, gzip or zstd), trace-cmd report output, or a\n"
 "directory of numbered chunks (read in name order as one stream, with its\n"
-"trace.status). Writes the summary JSON (see analyzer/README.md).\n"
+"trace.status). Writes the summary JSON (see analyzer/README.md); with -o, also\n"
+"prints it in words: the verdict, the worst pair, the top writer callers.\n"
 "\n"
 "  -o, --output FILE          write the JSON there (default: standard output)\n"
 "  -w, --workload NAME        workload name for the JSON\n"
@@ -56,6 +58,7 @@ static void usage(FILE *out)
 "      --symfs DIR            look for each mapped file under DIR first\n"
 "                             (DIR/<its path>: unstripped copies of a phone's)\n"
 "  -p, --pretty               indented JSON\n"
+"  -q, --quiet                with -o, no summary in words on standard output\n"
 "  -h, --help                 this text\n"
 "\n"
 "Exit: 0 written; 2 usage; 3 input missing, unreadable or without any trace\n"
@@ -109,6 +112,15 @@ static int parse_sysctl(const char *arg, int *no_retry, int *retry_vma_lock)
 	else
 		return -1;
 	return 0;
+}
+
+/* -o /dev/stdout, or the file standard output is redirected to */
+static int same_file_as_stdout(const char *path)
+{
+	struct stat a, b;
+
+	return !stat(path, &a) && !fstat(STDOUT_FILENO, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 /* A half-written summary never looks complete; a device or FIFO is written in place. */
@@ -172,6 +184,7 @@ int cmd_analyze(int argc, char **argv)
 		{ "maps",		required_argument,	NULL, OPT_MAPS },
 		{ "symfs",		required_argument,	NULL, OPT_SYMFS },
 		{ "pretty",		no_argument,		NULL, 'p' },
+		{ "quiet",		no_argument,		NULL, 'q' },
 		{ "help",		no_argument,		NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -181,7 +194,7 @@ int cmd_analyze(int argc, char **argv)
 	struct analyze_ctx ctx = { 0 };
 	const char *output = NULL, *status_path = NULL, *maps_dir = NULL, *symfs = NULL;
 	char *maps_path = NULL, *maps_err = NULL;
-	int pretty = 0, stack_pos = -1, no_retry = -1, retry_vma_lock = -1;
+	int pretty = 0, quiet = 0, stack_pos = -1, no_retry = -1, retry_vma_lock = -1;
 	int c, ret = MMLOCK_EXIT_OK;
 	struct analysis *an = NULL;
 	struct input *in = NULL;
@@ -190,7 +203,7 @@ int cmd_analyze(int argc, char **argv)
 	uint64_t v;
 	long len;
 
-	while ((c = getopt_long(argc, argv, "o:w:k:s:t:n:ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:k:s:t:n:pqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -240,6 +253,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 'p':
 			pretty = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -344,6 +360,14 @@ int cmd_analyze(int argc, char **argv)
 		ret = MMLOCK_EXIT_OUTPUT;
 	else if (ctx.nr_errors)
 		ret = MMLOCK_EXIT_PARTIAL;
+	/* standard output is free when the JSON went to a file (not to it) */
+	if (ret != MMLOCK_EXIT_OUTPUT && output && !quiet && !same_file_as_stdout(output)) {
+		char *title = xasprintf("%s", meta.workload ? meta.workload : argv[optind]);
+
+		summary_words_print(stdout, summary, title, NULL);
+		free(title);
+		fflush(stdout);
+	}
 	json_object_put(summary);
 
 out_free_analysis:

@@ -1853,7 +1853,7 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 		char *argv[] = { (char *)"analyze", (char *)"--workload", (char *)wl,
 				 (char *)"--kernel", (char *)kernel, (char *)"--threshold-us",
 				 (char *)o->threshold, (char *)"-o", summary, (char *)"--pretty",
-				 trace, NULL };
+				 (char *)"--quiet", trace, NULL };
 
 		rc = wait_builtin(call_builtin(cmd_analyze, argv, -1, -1));
 		if (rc && rc != MMLOCK_EXIT_PARTIAL) {

@@ -396,6 +396,7 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	run_argv_push(&a, "-o");
 	run_argv_push(&a, summary);
 	run_argv_push(&a, "--pretty");
+	run_argv_push(&a, "--quiet");	/* run prints every summary in words at the end */
 	run_argv_push(&a, trace);
 	rc = run_child(a.argv);
 	run_argv_free(&a);

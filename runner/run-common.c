@@ -14,6 +14,7 @@
 #include "outfile.h"
 #include "run.h"
 #include "util.h"
+#include "analyzer/words.h"
 
 const struct run_policy run_policies[RUN_NR_POLICIES] = {
 	{ "stock",	0, 0 },
@@ -618,20 +619,6 @@ void run_ranges_print(FILE *f, json_object *ranges)
 	}
 }
 
-static const char *str_at(json_object *o, const char *path, const char *dflt)
-{
-	json_object *v = json_path(o, path);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : dflt;
-}
-
-static void side_print(FILE *f, json_object *side)
-{
-	fprintf(f, "%" PRId64 " %s", json_object_get_int64(json_path(side, "pid")), str_at(side, "comm", "?"));
-	if (json_path(side, "prio"))
-		fprintf(f, " (prio %" PRId64 ")", json_object_get_int64(json_path(side, "prio")));
-}
-
 /**
  * run_summaries_print - what each run found, in words, one screen for a whole run
  * @f: where
@@ -646,61 +633,24 @@ void run_summaries_print(FILE *f, json_object *rows)
 	size_t n = json_object_array_length(rows);
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *sum, *pair, *callers;
-		const char *path = str_at(r, "summary", NULL);
-		char b[3][64];
-		int shown;
+		json_object *r = json_object_array_get_idx(rows, i), *sum, *v;
+		char b[3][64], *title;
 
-		if (!path || json_object_object_get_ex(r, "skipped", NULL))
+		v = json_path(r, "summary");
+		if (!v || !json_object_is_type(v, json_type_string) ||
+		    json_object_object_get_ex(r, "skipped", NULL))
 			continue;
-		sum = json_object_from_file(path);
+		sum = json_object_from_file(json_object_get_string(v));
 		if (!sum)
 			continue;
-		fprintf(f, "%s under %s%s%s: %s: %s\n", cell(r, "workload", b[0], 64),
-			cell(r, "policy", b[1], 64), json_path(r, "run") ? ", run " : "",
-			json_path(r, "run") ? cell(r, "run", b[2], 64) : "",
-			str_at(sum, "verdict.code", "?"), str_at(sum, "verdict.text", ""));
-		if (str_at(r, "contract", NULL))
-			fprintf(f, "  contract: %s\n", str_at(r, "contract", ""));
-		if (strcmp(str_at(sum, "verdict.code", ""), "no_inversion_observed") &&
-		    str_at(sum, "verdict.action", NULL))
-			fprintf(f, "  to do: %s\n", str_at(sum, "verdict.action", ""));
-		pair = json_object_array_get_idx(json_path(sum, "contention.top_pairs"), 0);
-		if (pair) {
-			const char *caller = str_at(pair, "caller", "unknown");
-
-			fprintf(f, "  worst pair: Type-%s%s, %.1f ms: ", str_at(pair, "type", "?"),
-				json_object_get_boolean(json_path(pair, "c")) ? " (C)" : "",
-				json_object_get_double(json_path(pair, "duration_us")) / 1e3);
-			side_print(f, json_path(pair, "blocked"));
-			fputs(" waited for ", f);
-			side_print(f, json_path(pair, "blocker"));
-			fprintf(f, "; writer's caller %.*s", (int)strcspn(caller, "+"), caller);
-			if (str_at(pair, "vm_start", NULL) && str_at(pair, "vm_end", NULL))
-				fprintf(f, ", VMA %s-%s", str_at(pair, "vm_start", ""),
-					str_at(pair, "vm_end", ""));
-			fputc('\n', f);
-		}
-		callers = json_path(sum, "contention.by_caller");
-		shown = 0;
-		for (size_t k = 0; shown < 3 && k < json_object_array_length(callers); k++) {
-			json_object *c = json_object_array_get_idx(callers, k);
-			int64_t a = json_object_get_int64(json_path(c, "type_a_pairs"));
-			int64_t bp = json_object_get_int64(json_path(c, "type_b_pairs"));
-
-			if (!a && !bp)
-				continue;
-			fprintf(f, "%s%s (", shown++ ? ", " : "  writer callers: ", str_at(c, "caller", "?"));
-			if (a)
-				fprintf(f, "A %" PRId64 ", %.1f ms%s", a,
-					json_object_get_double(json_path(c, "type_a_us")) / 1e3, bp ? "; " : "");
-			if (bp)
-				fprintf(f, "B %" PRId64 ", %.1f ms", bp,
-					json_object_get_double(json_path(c, "type_b_us")) / 1e3);
-			fputc(')', f);
-		}
-		if (shown)
-			fputc('\n', f);
+		title = xasprintf("%s under %s%s%s", cell(r, "workload", b[0], 64),
+				  cell(r, "policy", b[1], 64), json_path(r, "run") ? ", run " : "",
+				  json_path(r, "run") ? cell(r, "run", b[2], 64) : "");
+		v = json_path(r, "contract");
+		summary_words_print(f, sum, title,
+				    v && json_object_is_type(v, json_type_string) ?
+				    json_object_get_string(v) : NULL);
+		free(title);
 		json_object_put(sum);
 	}
 }
