@@ -37,7 +37,8 @@ static void usage(FILE *out)
 	fprintf(out,
 "usage: mmlock analyze [options] INPUT...\n"
 "\n"
-"INPUT: trace_pipe text (plain, gzip or zstd), trace-cmd report output, or a\n"
+"INPUT: trace_pipe text (plain, gzip or zstd), trace-cmd report output,\n"
+"trace-cmd's trace.dat (or a folder holding one), a binary capture, or a\n"
 "directory of numbered chunks (read in name order as one stream, with its\n"
 "trace.status). Writes the summary JSON (see analyzer/README.md); with -o, also\n"
 "prints it in words: the verdict, the worst pair, the top writer callers.\n"

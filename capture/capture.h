@@ -13,6 +13,8 @@
  *   decode.c       a binary capture's pages decoded into trace_pipe text
  *   page.c         one ring-buffer page checked and counted
  *   lost.c         the "CPU:N [LOST M EVENTS]" grammar (lost.h)
+ *   tracedat.c     trace-cmd's trace.dat through libtracecmd, read in a child
+ *                  process (tracedat.h)
  *   tracestatus.c  trace.status: read, and the parts its writers share
  *                  (tracestatus.h)
  *
