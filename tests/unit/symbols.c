@@ -216,11 +216,12 @@ static void test_snapshot_index(void)
 	struct maps_snapshots *ms;
 	struct symbol_info si;
 	const char *snap = NULL;
-	char *dir, *err, *why, *idx;
+	char *dir, *err, *why;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		idx = xasprintf("# a comment\n\n%s", bad[i].line);
+		char *idx = xasprintf("# a comment\n\n%s", bad[i].line);
+
 		dir = make_maps_dir(idx, NULL, NULL);
 		err = NULL;
 		ms = maps_snapshots_open(dir, NULL, 1, &err);
