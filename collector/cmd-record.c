@@ -964,6 +964,17 @@ static char *file_lines(const char *text)
 	return out;
 }
 
+/* Does a line of the maps @text map @path (the line ends with it)? */
+static int maps_names_file(const char *text, const char *path)
+{
+	size_t n = strlen(path);
+
+	for (const char *p = strstr(text, path); p; p = strstr(p + 1, path))
+		if (p > text && p[-1] == ' ' && (p[n] == '\n' || !p[n]))
+			return 1;
+	return 0;
+}
+
 static void maps_warn(const char *what, int err)
 {
 	if (!maps_saver.warned)
@@ -987,8 +998,17 @@ static void maps_snapshot(const char *why)
 	text = read_proc_maps(ms->tgid, &len);
 	if (!text)
 		return;
-	files = file_lines(text);
 	read_exe(ms->tgid, exe, sizeof(exe));
+	if (!strcmp(why, "exec") && exe[0] && !maps_names_file(text, exe)) {
+		/*
+		 * Caught inside the exec: /proc/TGID/exe names the new image
+		 * before its segments are mapped.  ms->exe stays the old one,
+		 * so the next tick sees the exec again and retries.
+		 */
+		free(text);
+		return;
+	}
+	files = file_lines(text);
 	if (ms->last && !strcmp(ms->last, files)) {
 		/* an exec of a copy of the same file: nothing new to keep */
 		memcpy(ms->exe, exe, sizeof(exe));
