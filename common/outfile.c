@@ -113,6 +113,27 @@ static char *follow_link(int dirfd, const char *path, const struct stat *lst)
 	return resolved;
 }
 
+/*
+ * A link that names no path but an open pipe or socket: /dev/stdout when
+ * standard output is a pipe (/proc/self/fd/1 reads "pipe:[N]").  Nothing
+ * can be overwritten through it, so it is written in place.  Returns 0 with
+ * of->fd open, or -1 (errno ELOOP) for anything else.
+ */
+static int open_stream_link(struct outfile *of, int dirfd, const char *path)
+{
+	struct stat st;
+	int fd = openat(dirfd, path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0 && !fstat(fd, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		of->fd = fd;
+		return 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	errno = ELOOP;
+	return -1;
+}
+
 int outfile_open(struct outfile *of, int dirfd, const char *path, const char *suffix,
 		 int flags)
 {
@@ -134,6 +155,8 @@ int outfile_open(struct outfile *of, int dirfd, const char *path, const char *su
 			goto fail;
 		}
 		resolved = follow_link(dirfd, path, &st);
+		if (!resolved && errno == ELOOP && !open_stream_link(of, dirfd, path))
+			return 0;
 		if (!resolved)
 			goto fail;
 		release(of);
