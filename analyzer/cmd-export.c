@@ -26,6 +26,7 @@
 #include "mmlock.h"
 #include "outfile.h"
 #include "parse.h"
+#include "tracestatus.h"
 #include "util.h"
 
 #define EXPORT_FLUSH	(64 * 1024)
@@ -302,6 +303,8 @@ int cmd_export(int argc, char **argv)
 	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":"
 				   "\"mmlock export\",\"version\":\"" MMLOCK_VERSION "\"},"
 				   "\"traceEvents\":[";
+	struct trace_status st;
+	int stack_pos = -1;
 	long len;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -317,7 +320,7 @@ int cmd_export(int argc, char **argv)
 				pr_err("--stack-position '%s': expected before or after", optarg);
 				return MMLOCK_EXIT_USAGE;
 			}
-			aopts.stack_before = !strcmp(optarg, "before");
+			stack_pos = !strcmp(optarg, "before");
 			break;
 		case 'h':
 			usage(stdout);
@@ -353,6 +356,12 @@ int cmd_export(int argc, char **argv)
 		input_close(in);
 		return MMLOCK_EXIT_OUTPUT;
 	}
+	/* where stack blocks stand: the option, else what the recording says, as analyze */
+	trace_status_init(&st);
+	if (input_status_path(in))
+		trace_status_read(&st, input_status_path(in), 0);
+	aopts.stack_before = stack_pos >= 0 ? stack_pos : st.stack_before > 0;
+	trace_status_release(&st);
 	out_raw(&x, head, strlen(head));
 	an = analysis_new(&aopts);
 	while ((len = input_next_line(in, &line)) >= 0) {
