@@ -82,7 +82,7 @@ static int convert_parse_args(int argc, char **argv, struct record_opts *o)
 	o->compress = CHUNK_GZIP;
 	o->level = 1;
 	o->limits.bytes = 64ULL << 20;
-	optind = 1;
+	optind = 0;	/* getopt starts afresh, also when called in-process */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:fz:h", convert_opts, &idx)) != -1) {
 		switch (c) {

@@ -43,6 +43,11 @@
 #define READ_BUF	(64 * 1024)
 #define POLL_MS		100
 
+/*
+ * The only state a signal handler may touch.  cmd_record() is called
+ * in-process by `mmlock run` (perf's __cmd_record): record_init() resets
+ * both, and record_release() puts back the handlers it found.
+ */
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_changed;
 
@@ -57,10 +62,20 @@ static void on_child(int sig)
 	child_changed = 1;
 }
 
-static int install_signals(void)
+static const int record_signals[RECORD_NR_SIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE };
+
+/* The run's handlers; the caller's are saved in @r and put back by restore_signals(). */
+static int install_signals(struct record *r)
 {
 	struct sigaction sa;
+	int i;
 
+	if (r->signals_saved)
+		return 0;
+	for (i = 0; i < RECORD_NR_SIGNALS; i++)
+		if (sigaction(record_signals[i], NULL, &r->saved_sa[i]))
+			return -1;
+	r->signals_saved = 1;
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() and read() return EINTR */
@@ -71,8 +86,25 @@ static int install_signals(void)
 	sa.sa_flags = SA_NOCLDSTOP;
 	if (sigaction(SIGCHLD, &sa, NULL))
 		return -1;
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	return sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void restore_signals(struct record *r)
+{
+	int i;
+
+	if (!r->signals_saved)
+		return;
+	for (i = 0; i < RECORD_NR_SIGNALS; i++)
+		sigaction(record_signals[i], &r->saved_sa[i], NULL);
+	r->signals_saved = 0;
+}
+
+int record_stop_signal(void)
+{
+	return stop_signal;
 }
 
 static void default_signals(void)
@@ -744,8 +776,6 @@ static int write_settings(struct record *r)
 
 /* --------------------------------------------------------------- command */
 
-static int gate_fd = -1, exec_err_fd = -1;
-
 static int start_command(struct record *r)
 {
 	int gate[2], errp[2];
@@ -776,8 +806,8 @@ static int start_command(struct record *r)
 	}
 	close(gate[0]);
 	close(errp[1]);
-	gate_fd = gate[1];
-	exec_err_fd = errp[0];
+	r->gate_fd = gate[1];
+	r->exec_err_fd = errp[0];
 	r->child = pid;
 	return 0;
 
@@ -796,15 +826,15 @@ static int release_command(struct record *r)
 	ssize_t n;
 	int err = 0;
 
-	if (write(gate_fd, "g", 1) != 1)
+	if (write(r->gate_fd, "g", 1) != 1)
 		err = errno;
-	close(gate_fd);
-	gate_fd = -1;
+	close(r->gate_fd);
+	r->gate_fd = -1;
 	do {
-		n = read(exec_err_fd, &err, sizeof(err));
+		n = read(r->exec_err_fd, &err, sizeof(err));
 	} while (n < 0 && errno == EINTR);
-	close(exec_err_fd);
-	exec_err_fd = -1;
+	close(r->exec_err_fd);
+	r->exec_err_fd = -1;
 	if (n == (ssize_t)sizeof(err)) {
 		set_error(r, "cannot run '%s': %s", r->opts->cmd[0], strerror(err));
 		return -1;
@@ -830,13 +860,13 @@ static void end_child(struct record *r)
 {
 	int i;
 
-	if (gate_fd >= 0) {		/* never released: closing the gate ends it */
-		close(gate_fd);
-		gate_fd = -1;
+	if (r->gate_fd >= 0) {		/* never released: closing the gate ends it */
+		close(r->gate_fd);
+		r->gate_fd = -1;
 	}
-	if (exec_err_fd >= 0) {
-		close(exec_err_fd);
-		exec_err_fd = -1;
+	if (r->exec_err_fd >= 0) {
+		close(r->exec_err_fd);
+		r->exec_err_fd = -1;
 	}
 	if (r->child <= 0)
 		return;
@@ -1539,7 +1569,7 @@ static int record_trace(struct record *r)
 		free(dir);
 		return MMLOCK_EXIT_OUTPUT;
 	}
-	if (install_signals()) {
+	if (install_signals(r)) {
 		free(dir);
 		return MMLOCK_EXIT_FAILURE;
 	}
@@ -1683,6 +1713,10 @@ void record_init(struct record *r, struct record_opts *o, int argc, char **argv)
 	memset(r, 0, sizeof(*r));
 	r->opts = o;
 	r->outdir_fd = -1;
+	r->gate_fd = -1;
+	r->exec_err_fd = -1;
+	stop_signal = 0;
+	child_changed = 0;
 	r->argc = argc + 1;
 	r->argv = xcalloc((size_t)argc + 2, sizeof(char *));
 	r->argv[0] = "mmlock";
@@ -1693,6 +1727,8 @@ void record_init(struct record *r, struct record_opts *o, int argc, char **argv)
 
 void record_release(struct record *r, int ret)
 {
+	end_child(r);			/* closes the gate, even of a run cut short */
+	maps_stop();
 	collector_destroy(&r->col);	/* --stdin fills its event list too */
 	if (r->cw_live)
 		chunk_writer_release(&r->cw);
@@ -1717,13 +1753,14 @@ void record_release(struct record *r, int ret)
 	free(r->events_missing);
 	if (r->source)
 		json_object_put(r->source);
+	restore_signals(r);
 }
 
 int record_begin(struct record *r)
 {
 	if (open_outdir(r))
 		return MMLOCK_EXIT_OUTPUT;
-	if (install_signals() || open_chunks(r))
+	if (install_signals(r) || open_chunks(r))
 		return MMLOCK_EXIT_FAILURE;
 	r->state = "recording";
 	mark_start(r);

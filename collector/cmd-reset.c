@@ -51,7 +51,7 @@ int cmd_reset(int argc, char **argv)
 
 	if (tracefs && !*tracefs)
 		tracefs = NULL;
-	optind = 1;
+	optind = 0;	/* getopt starts afresh, also when called in-process */
 	while ((c = getopt_long(argc, argv, "at:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':

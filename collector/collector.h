@@ -95,6 +95,18 @@ void record_init(struct record *r, struct record_opts *o, int argc, char **argv)
 void record_release(struct record *r, int ret);
 
 /**
+ * record_stop_signal() - the signal (SIGINT, SIGTERM, SIGHUP) that stopped
+ *	the last run of this process, 0 when none did
+ *
+ * cmd_record() catches those signals while it runs and puts the caller's
+ * handlers back before it returns; a caller that runs it in-process (mmlock
+ * run) asks here whether the user wanted everything to stop.
+ *
+ * Return: the signal number, or 0.
+ */
+int record_stop_signal(void);
+
+/**
  * record_error() - print an error once, and keep the first for trace.status
  * @r: the run
  * @fmt: printf format

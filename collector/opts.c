@@ -186,7 +186,7 @@ int record_parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->tracefs && !*o->tracefs)
 		o->tracefs = NULL;
 
-	optind = 1;
+	optind = 0;	/* glibc, musl, bionic: getopt starts afresh (called in-process too) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:fe:F:p:s:b:C:d:z:h", long_opts, NULL)) != -1) {
 		switch (c) {

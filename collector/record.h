@@ -6,6 +6,7 @@
 #ifndef MMLOCK_RECORD_H
 #define MMLOCK_RECORD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -13,6 +14,9 @@
 #include "collector.h"
 
 struct json_object;
+
+/* SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE: the handlers a run installs */
+#define RECORD_NR_SIGNALS	5
 
 struct record {
 	struct record_opts	*opts;
@@ -44,6 +48,8 @@ struct record {
 	size_t			nr_pids;
 
 	pid_t			child;		/* COMMAND, 0 when none */
+	int			gate_fd;	/* holds the COMMAND before its exec, -1 */
+	int			exec_err_fd;	/* the COMMAND's exec errno, -1 */
 	int			child_status;
 	int			child_done;
 	int			child_killed;	/* we sent it SIGTERM when recording stopped */
@@ -63,6 +69,10 @@ struct record {
 	int			cw_live;
 	struct bin_reader	bin;
 	int			bin_live;
+
+	/* the caller's handlers, put back when the run is released */
+	struct sigaction	saved_sa[RECORD_NR_SIGNALS];
+	int			signals_saved;
 
 	/* --from-binary: the binary capture's own trace.status */
 	struct json_object	*source;
