@@ -186,9 +186,14 @@ kernel-test: all
 kernel-test-debug: all
 	$(Q)MMLOCK_QEMU_VARIANTS=debug O=$(O) tests/run qemu
 
-# checkpatch, git am, every patch building on its own, the arm64 build
+# checkpatch, git am, every patch building on its own on x86_64 and arm64,
+# for every series (Android: with MMLOCK_ANDROID_TREE=PATH, else a skip)
 kernel-check:
-	$(Q)kernel-patches/check-series
+	$(Q)kernel-patches/check-series kernel-patches/linux-6.12
+	$(Q)kernel-patches/check-series kernel-patches/linux-7.2 "$$(scripts/fetch-sid-source 7.2)"
+	$(Q)if [ -n "$$MMLOCK_ANDROID_TREE" ]; then \
+		kernel-patches/verify-android --bisect --no-boot "$$MMLOCK_ANDROID_TREE"; \
+	else echo "skip - android14-6.1: per-patch builds need an Android tree (MMLOCK_ANDROID_TREE=PATH)"; fi
 
 # libFuzzer (clang) over analyze and compare: tests/fuzz/README.md
 FUZZ_SECONDS ?= 600
