@@ -19,13 +19,17 @@
 #include "infile.h"
 #include "jsonout.h"
 #include "mmlock.h"
+#include "mmlock_events.h"
 #include "outfile.h"
 #include "util.h"
 
 /*
  * Every row goes to --json; the text shows the brief ones only, the figures
  * that decide a verdict, so that a workload's policies fit in 100 columns.
+ * A row only `mmlock run` fills (the workload's own report) is brief where
+ * some summary has it, and left out of the text where none does.
  */
+#define ROW_IF_ANY	2	/* brief, when a summary has it */
 static const struct {
 	const char *label, *path;
 	int brief;
@@ -51,7 +55,8 @@ static const struct {
 	{ "mmap_lock write hold p99 us", "mmap_lock.write_hold_durations_us.p99", 0 },
 	{ "fallbacks to mmap_lock",	"fallback.total_count", 0 },
 	{ "per-VMA read failures",	"vma_read_fail.total_count", 0 },
-	{ "faults per MiB read",	"workload_report.result.faults.per_mib_read.total", 1 },
+	{ "faults per MiB read",	"workload_report.result.faults.per_mib_read.total",
+	  ROW_IF_ANY },
 	{ "lost events",		"capture.lost_events", 1 },
 };
 
@@ -209,8 +214,8 @@ static char *policy_name(json_object *sum)
 {
 	char *name = string_at(sum, "policy.name");
 	int p1, p2;
-	json_object *nr = lookup(sum, "policy.filemap_fault_no_retry", &p1);
-	json_object *rv = lookup(sum, "policy.fault_retry_vma_lock", &p2);
+	json_object *nr = lookup(sum, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].summary_key, &p1);
+	json_object *rv = lookup(sum, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].summary_key, &p2);
 	int a, b;
 
 	if (name || !nr || !rv)
@@ -415,7 +420,7 @@ static void write_block(FILE *out, struct run **col, int n)
 			len = (int)strlen(cell(v, present, !r));
 			if (len > width[i])
 				width[i] = len;
-			if (!strcmp(rows[r].label, "faults per MiB read") && present)
+			if (rows[r].brief == ROW_IF_ANY && present)
 				any_mib = 1;
 		}
 		width[i] = width[i] < CELL_MIN ? CELL_MIN : width[i] > CELL_MAX ? CELL_MAX : width[i];
@@ -446,7 +451,7 @@ static void write_block(FILE *out, struct run **col, int n)
 			json_object *v0 = lookup(col[0]->sum, rows[r].path, &p0);
 
 			if (!rows[r].brief ||
-			    (!any_mib && !strcmp(rows[r].label, "faults per MiB read")))
+			    (!any_mib && rows[r].brief == ROW_IF_ANY))
 				continue;
 			line_add(&l, "%-*s", LABEL_COLS, rows[r].label);
 			for (i = g; i < end; i++) {

@@ -11,6 +11,7 @@
 
 #include "analysis-int.h"
 #include "evset.h"
+#include "mmlock_events.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -803,6 +804,21 @@ static json_object *event_source(const struct analysis *an, const struct summary
 	return src ? json_object_new_string(src) : NULL;
 }
 
+/* What stock Type-B stands on, or what it lacks: the events named from their tables. */
+static json_object *stock_type_b_note(int ok)
+{
+	const struct evset_extra *pfu = &evset_extras[EVSET_X_PAGE_FAULT_USER];
+	const struct mmlock_event *mf = &mmlock_events[MMLOCK_EV_MM_FILEMAP_FAULT];
+	char *s = ok ? xasprintf("type_b: retry recognised from %s + %s + start_locking",
+				 pfu->name, mf->name) :
+		       xasprintf("type_b: needs lock:contention_*, %s:%s and %s:%s",
+				 pfu->system, pfu->name, mf->system, mf->name);
+	json_object *o = json_object_new_string(s);
+
+	free(s);
+	return o;
+}
+
 json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta)
 {
 	json_object *root = json_object_new_object(), *o, *missing;
@@ -870,9 +886,9 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(root, "workload", meta->workload ? json_object_new_string(meta->workload) : NULL);
 	add(root, "kernel", meta->kernel ? json_object_new_string(meta->kernel) : NULL);
 	o = json_object_new_object();
-	add(o, "filemap_fault_no_retry",
+	add(o, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name,
 	    meta->no_retry >= 0 ? json_object_new_int(meta->no_retry) : NULL);
-	add(o, "fault_retry_vma_lock",
+	add(o, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name,
 	    meta->retry_vma_lock >= 0 ? json_object_new_int(meta->retry_vma_lock) : NULL);
 	add(root, "policy", o);
 
@@ -1024,10 +1040,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 		add(o, "by_caller", stock_contention_callers(an));
 		json_object_array_add(notes, json_object_new_string(
 			"type_a: a VMA writer's wait is not in stock events"));
-		json_object_array_add(notes, json_object_new_string(sb_ok ?
-			"type_b: retry recognised from page_fault_user + mm_filemap_fault + "
-			"start_locking" : "type_b: needs lock:contention_*, "
-			"exceptions:page_fault_user and filemap:mm_filemap_fault"));
+		json_object_array_add(notes, stock_type_b_note(sb_ok));
 		add(o, "notes", notes);
 	} else {
 		add(o, "type_b_count", count_or_null(an->b_count, b_ok));

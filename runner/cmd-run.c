@@ -18,36 +18,19 @@
 
 #include "jsonout.h"
 #include "mmlock.h"
+#include "mmlock_events.h"
 #include "run-source.h"
 #include "run.h"
 #include "util.h"
 #include "workloads/workload.h"
 
-static const char *const sysctl_paths[2] = {
-	"/proc/sys/vm/filemap_fault_no_retry",
-	"/proc/sys/vm/fault_retry_vma_lock",
-};
-
-/* What the sysctls were before we touched them: -1 absent or untouched. */
-static int saved[2] = { -1, -1 };
+/* What the sysctls were before we touched them, where touched[] says so. */
+static int saved[MMLOCK_SYSCTL_NR], touched[MMLOCK_SYSCTL_NR];
 static volatile sig_atomic_t interrupted;
 static volatile pid_t current_child;
 /* workloads started beside the traced one (--beside), untraced */
 #define RUN_MAX_BESIDE	4
 static volatile pid_t beside_child[RUN_MAX_BESIDE];
-
-static int read_sysctl(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
 
 static int write_sysctl(const char *path, int v)
 {
@@ -66,13 +49,13 @@ static void restore_sysctls(void)
 {
 	int i;
 
-	for (i = 0; i < 2; i++) {
-		if (saved[i] < 0)
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++) {
+		if (!touched[i])
 			continue;
-		if (write_sysctl(sysctl_paths[i], saved[i]))
-			pr_err("could not restore %s to %d: %s", sysctl_paths[i], saved[i],
+		if (write_sysctl(mmlock_sysctls[i].path, saved[i]))
+			pr_err("could not restore %s to %d: %s", mmlock_sysctls[i].path, saved[i],
 			       strerror(errno));
-		saved[i] = -1;
+		touched[i] = 0;
 	}
 }
 
@@ -83,26 +66,32 @@ enum run_outcome {
 	RUN_FAILED,
 };
 
-/* RUN_DONE with the sysctls set, RUN_NO_POLICY when the kernel has no such knob */
+/*
+ * RUN_DONE with the sysctls set, RUN_NO_POLICY when the kernel has no such
+ * knob: decided by looking for the sysctl's file, not from any message.
+ */
 static enum run_outcome apply_policy(const struct run_policy *p, char **why)
 {
-	int want[2] = { p->no_retry, p->retry_vma_lock }, i;
+	int i;
 
-	for (i = 0; i < 2; i++) {
-		int cur = read_sysctl(sysctl_paths[i]);
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++) {
+		const struct mmlock_sysctl *sc = &mmlock_sysctls[i];
+		int want = run_policy_value(p, sc->id), cur = mmlock_sysctl_read(sc);
 
 		if (cur < 0) {
-			if (!want[i])
+			if (!want)
 				continue;	/* absent means stock behaviour */
-			*why = xasprintf("the kernel has no %s (not patched)", sysctl_paths[i]);
+			*why = xasprintf("the kernel has no %s (not patched)", sc->path);
 			return RUN_NO_POLICY;
 		}
-		if (cur == want[i])
+		if (cur == want)
 			continue;
-		if (saved[i] < 0)
+		if (!touched[i]) {
 			saved[i] = cur;
-		if (write_sysctl(sysctl_paths[i], want[i])) {
-			*why = xasprintf("cannot write %s: %s", sysctl_paths[i], strerror(errno));
+			touched[i] = 1;
+		}
+		if (write_sysctl(sc->path, want)) {
+			*why = xasprintf("cannot write %s: %s", sc->path, strerror(errno));
 			return RUN_FAILED;
 		}
 	}

@@ -23,6 +23,18 @@ const struct run_policy run_policies[RUN_NR_POLICIES] = {
 };
 
 /**
+ * run_policy_value - what a policy sets a fault-policy sysctl to
+ * @p: the policy
+ * @id: the sysctl (mmlock_sysctls[])
+ *
+ * Returns 0 or 1.
+ */
+int run_policy_value(const struct run_policy *p, enum mmlock_sysctl_id id)
+{
+	return id == MMLOCK_SYSCTL_NO_RETRY ? p->no_retry : p->retry_vma_lock;
+}
+
+/**
  * run_policy_mask_parse - the policies named in a comma-separated @list
  * @list: e.g. "stock,no-retry"
  * @mask: bit i set for run_policies[i]
@@ -308,9 +320,9 @@ int run_summary_merge(const char *summary, json_object *report, const struct run
 	json_object_object_add(sum, "workload_report", report);
 	pol = json_object_new_object();
 	json_object_object_add(pol, "name", json_object_new_string(p->name));
-	json_object_object_add(pol, "filemap_fault_no_retry", json_object_new_int(p->no_retry));
-	json_object_object_add(pol, "fault_retry_vma_lock",
-			       json_object_new_int(p->retry_vma_lock));
+	for (k = 0; k < MMLOCK_SYSCTL_NR; k++)
+		json_object_object_add(pol, mmlock_sysctls[k].name,
+				       json_object_new_int(run_policy_value(p, mmlock_sysctls[k].id)));
 	json_object_object_add(sum, "policy", pol);
 	v = json_path(sum, "capture.lost_events");
 	if (lost_at_least >= 0 && v && json_object_get_int64(v) < lost_at_least)

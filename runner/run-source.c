@@ -17,10 +17,13 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "evset.h"
+#include "mmlock_events.h"
 #include "run-source.h"
 #include "util.h"
 
-#define PROBE_MODULE	"mmlock_probe"
+/* the module is named after the event system it adds */
+#define PROBE_MODULE	EVSET_MODULE_SYSTEM
 
 static const char *const kind_names[] = {
 	[RUN_SOURCE_AUTO]	= "auto",
@@ -68,16 +71,25 @@ static int tracefs_has(const char *rel)
 	return ok;
 }
 
+static int tracefs_has_event(enum mmlock_event_id id)
+{
+	char *rel = xasprintf("events/%s/%s", mmlock_events[id].system, mmlock_events[id].name);
+	int ok = tracefs_has(rel);
+
+	free(rel);
+	return ok;
+}
+
 /* The kernel's own contract events: what the series adds. */
 static int kernel_has_events(void)
 {
-	return tracefs_has("events/filemap/filemap_fault_begin") &&
-	       tracefs_has("events/mmap_lock/vma_start_write_begin");
+	return tracefs_has_event(MMLOCK_EV_FILEMAP_FAULT_BEGIN) &&
+	       tracefs_has_event(MMLOCK_EV_VMA_START_WRITE_BEGIN);
 }
 
 static int module_events_present(void)
 {
-	return tracefs_has("events/" PROBE_MODULE);
+	return tracefs_has("events/" EVSET_MODULE_SYSTEM);
 }
 
 /* "A, B": @path appended to the list of places looked at. */
@@ -218,7 +230,9 @@ int run_source_choose(struct run_source *rs, enum run_source_kind want, int no_m
 	}
 	if (want == RUN_SOURCE_KERNEL) {
 		rs->load_error = xasprintf("the kernel has none of the series' events "
-					   "(events/filemap/filemap_fault_begin)");
+					   "(events/%s/%s)",
+					   mmlock_events[MMLOCK_EV_FILEMAP_FAULT_BEGIN].system,
+					   mmlock_events[MMLOCK_EV_FILEMAP_FAULT_BEGIN].name);
 		return -1;
 	}
 	if (module_events_present()) {

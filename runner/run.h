@@ -11,10 +11,14 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "mmlock_events.h"
+
 struct run_policy {
 	const char	*name;
 	int		no_retry, retry_vma_lock;	/* the two sysctls */
 };
+
+int run_policy_value(const struct run_policy *p, enum mmlock_sysctl_id id);
 
 #define RUN_NR_POLICIES	3
 #define RUN_ALL_POLICIES	((1 << RUN_NR_POLICIES) - 1)

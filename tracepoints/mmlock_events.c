@@ -2,6 +2,8 @@
 /*
  * Tables expanded from the X-macro lists of mmlock_events.h.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mmlock_events.h"
@@ -111,4 +113,43 @@ const struct mmlock_field *mmlock_event_field(const struct mmlock_event *ev,
 		if (!strcmp(ev->fields[i].name, name))
 			return &ev->fields[i];
 	return NULL;
+}
+
+const struct mmlock_sysctl mmlock_sysctls[MMLOCK_SYSCTL_NR] = {
+#define MMLOCK_SC_ENTRY(id, name) \
+	[MMLOCK_SYSCTL_##id] = { MMLOCK_SYSCTL_##id, #name, MMLOCK_SYSCTL_DIR #name, \
+				 "sysctls." #name, "policy." #name },
+	MMLOCK_SYSCTLS(MMLOCK_SC_ENTRY)
+#undef MMLOCK_SC_ENTRY
+};
+
+const struct mmlock_sysctl *mmlock_sysctl_find(const char *name, size_t len)
+{
+	size_t plen = strlen(MMLOCK_SYSCTL_PREFIX);
+	int i;
+
+	if (len > plen && !strncmp(name, MMLOCK_SYSCTL_PREFIX, plen)) {
+		name += plen;
+		len -= plen;
+	}
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++)
+		if (strlen(mmlock_sysctls[i].name) == len &&
+		    !strncmp(mmlock_sysctls[i].name, name, len))
+			return &mmlock_sysctls[i];
+	return NULL;
+}
+
+int mmlock_sysctl_read(const struct mmlock_sysctl *sc)
+{
+	FILE *f = fopen(sc->path, "re");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1 || v < 0) {
+		v = -1;
+		errno = EINVAL;
+	}
+	fclose(f);
+	return v;
 }

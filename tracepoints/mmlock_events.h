@@ -327,6 +327,65 @@ struct mmlock_event {
 
 extern const struct mmlock_event mmlock_events[MMLOCK_EV_NR];
 
+/*
+ * S(id, name): the fault-policy sysctls the kernel series adds under
+ * /proc/sys/vm (events.md "Kernel knobs added by the patches"), the one
+ * place their names are spelled.  @name is also the key under trace.status's
+ * "sysctls" and a summary's "policy" object, and what `mmlock analyze
+ * --sysctl NAME=V` takes (as vm.NAME=V too).  A stock kernel has neither.
+ */
+#define MMLOCK_SYSCTLS(S)					\
+	S(NO_RETRY,		filemap_fault_no_retry)		\
+	S(RETRY_VMA_LOCK,	fault_retry_vma_lock)
+
+#define MMLOCK_SYSCTL_DIR	"/proc/sys/vm/"
+#define MMLOCK_SYSCTL_PREFIX	"vm."
+
+enum mmlock_sysctl_id {
+#define MMLOCK_SC_ENUM(id, name) MMLOCK_SYSCTL_##id,
+	MMLOCK_SYSCTLS(MMLOCK_SC_ENUM)
+#undef MMLOCK_SC_ENUM
+	MMLOCK_SYSCTL_NR,
+};
+
+/**
+ * struct mmlock_sysctl - one fault-policy knob
+ * @id: its index in mmlock_sysctls[]
+ * @name: "filemap_fault_no_retry": the file's name, trace.status's
+ *	"sysctls" key and a summary's "policy" key
+ * @path: "/proc/sys/vm/filemap_fault_no_retry"
+ * @status_key: "sysctls.filemap_fault_no_retry", its path in trace.status
+ * @summary_key: "policy.filemap_fault_no_retry", its path in a summary
+ */
+struct mmlock_sysctl {
+	enum mmlock_sysctl_id	id;
+	const char		*name;
+	const char		*path;
+	const char		*status_key;
+	const char		*summary_key;
+};
+
+extern const struct mmlock_sysctl mmlock_sysctls[MMLOCK_SYSCTL_NR];
+
+/**
+ * mmlock_sysctl_find() - a knob by name
+ * @name: "filemap_fault_no_retry" or "vm.filemap_fault_no_retry"; @len
+ *	bytes of it are compared (a NAME=VALUE argument passes the length of NAME)
+ * @len: how many bytes of @name
+ *
+ * Return: the knob, or NULL when the contract has none of that name.
+ */
+const struct mmlock_sysctl *mmlock_sysctl_find(const char *name, size_t len);
+
+/**
+ * mmlock_sysctl_read() - the running kernel's value of a knob
+ * @sc: the knob
+ *
+ * Return: its value (>= 0), or -1 when the kernel has no such file (a stock
+ * kernel) or it cannot be read or holds no number (errno set).
+ */
+int mmlock_sysctl_read(const struct mmlock_sysctl *sc);
+
 /* The version of the text form this table describes. */
 #define MMLOCK_CONTRACT_VERSION	2
 

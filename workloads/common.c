@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mmlock_events.h"
 #include "util.h"
 #include "workload.h"
 
@@ -250,12 +251,10 @@ int wl_kernel_prio(void)
 
 void wl_kernel_facts(json_object *out)
 {
-	static const char *const events[] = {
-		"filemap/filemap_fault_begin", "mmap_lock/vma_start_write_begin",
-		"mmap_lock/mmap_lock_wait_start",
-	};
-	static const char *const sysctls[] = {
-		"filemap_fault_no_retry", "fault_retry_vma_lock",
+	/* one event per family a verdict needs, as tracefs names it */
+	static const enum mmlock_event_id events[] = {
+		MMLOCK_EV_FILEMAP_FAULT_BEGIN, MMLOCK_EV_VMA_START_WRITE_BEGIN,
+		MMLOCK_EV_MMAP_LOCK_WAIT_START,
 	};
 	json_object *ev = json_object_new_object(), *sc = json_object_new_object();
 	struct utsname u;
@@ -264,24 +263,20 @@ void wl_kernel_facts(json_object *out)
 	if (!uname(&u))
 		json_object_object_add(out, "kernel_release", json_object_new_string(u.release));
 	for (i = 0; i < ARRAY_SIZE(events); i++) {
-		char *p = xasprintf("/sys/kernel/tracing/events/%s", events[i]);
+		const struct mmlock_event *e = &mmlock_events[events[i]];
+		char *key = xasprintf("%s/%s", e->system, e->name);
+		char *p = xasprintf("/sys/kernel/tracing/events/%s", key);
 
-		json_object_object_add(ev, events[i], json_object_new_boolean(!access(p, F_OK)));
+		json_object_object_add(ev, key, json_object_new_boolean(!access(p, F_OK)));
 		free(p);
+		free(key);
 	}
 	json_object_object_add(out, "events_present", ev);
-	for (i = 0; i < ARRAY_SIZE(sysctls); i++) {
-		char *p = xasprintf("/proc/sys/vm/%s", sysctls[i]);
-		FILE *f = fopen(p, "r");
-		int v;
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++) {
+		int v = mmlock_sysctl_read(&mmlock_sysctls[i]);
 
-		if (f && fscanf(f, "%d", &v) == 1)
-			json_object_object_add(sc, sysctls[i], json_object_new_int(v));
-		else
-			json_object_object_add(sc, sysctls[i], NULL);
-		if (f)
-			fclose(f);
-		free(p);
+		json_object_object_add(sc, mmlock_sysctls[i].name,
+				       v >= 0 ? json_object_new_int(v) : NULL);
 	}
 	json_object_object_add(out, "sysctls", sc);
 }

@@ -3,7 +3,7 @@
  * fork-fault: reader threads fault a file-backed VMA while the main thread
  * forks.  dup_mmap() write-locks every VMA of the parent (vma_start_write()
  * under mmap_write_lock), so a fault sleeping on I/O under the per-VMA lock
- * (vm.filemap_fault_no_retry=1) stalls fork, and every fault queued behind it.
+ * (the no-retry policy) stalls fork, and every fault queued behind it.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -37,5 +37,18 @@ int main(void)
 	CHECK(ev && mmlock_event_field(ev, "waited_ns") &&
 	      mmlock_event_field(ev, "lock")->words == mmlock_words_fault_lock,
 	      "wait_end has waited_ns and the lock enumeration");
+	/* the fault-policy sysctls: one table, found with and without "vm." */
+	CHECK(mmlock_sysctl_find("filemap_fault_no_retry", strlen("filemap_fault_no_retry")) ==
+	      &mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY], "a sysctl is found by its name");
+	CHECK(mmlock_sysctl_find("vm.fault_retry_vma_lock=1", strlen("vm.fault_retry_vma_lock")) ==
+	      &mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK], "and by vm.NAME, the length bounding it");
+	CHECK(!mmlock_sysctl_find("filemap_fault_no", strlen("filemap_fault_no")) &&
+	      !mmlock_sysctl_find("vm.", 3), "a prefix of a name is no sysctl");
+	CHECK(!strcmp(mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].path,
+		      "/proc/sys/vm/filemap_fault_no_retry") &&
+	      !strcmp(mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].summary_key,
+		      "policy.fault_retry_vma_lock") &&
+	      !strcmp(mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].status_key,
+		      "sysctls.filemap_fault_no_retry"), "path, summary and trace.status keys");
 	return TEST_EXIT();
 }
