@@ -4,6 +4,11 @@
  * sysctls, record the workload (held at the collector's gate until its TGID
  * is filtered), analyze, and write DIR/<workload>/<policy>/summary.json with
  * the workload's own report merged in.  Sysctls are restored on every exit.
+ *
+ * record, analyze and report are called in this process with a built
+ * argument table, as perf's __cmd_record() calls cmd_record(): only the
+ * workloads are children (the one record starts and holds at its gate, and
+ * those beside it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +21,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "collector/collector.h"
 #include "jsonout.h"
 #include "mmlock.h"
 #include "mmlock_events.h"
@@ -27,7 +33,6 @@
 /* What the sysctls were before we touched them, where touched[] says so. */
 static int saved[MMLOCK_SYSCTL_NR], touched[MMLOCK_SYSCTL_NR];
 static volatile sig_atomic_t interrupted;
-static volatile pid_t current_child;
 /* workloads started beside the traced one (--beside), untraced */
 #define RUN_MAX_BESIDE	4
 static volatile pid_t beside_child[RUN_MAX_BESIDE];
@@ -98,11 +103,14 @@ static enum run_outcome apply_policy(const struct run_policy *p, char **why)
 	return RUN_DONE;
 }
 
+/*
+ * A stop signal: no further run starts, and the workloads beside stop.
+ * While record runs, its own handler catches the signal and stops the
+ * capture cleanly; it is passed on here when record returns.
+ */
 static void on_signal(int sig)
 {
 	interrupted = sig;
-	if (current_child > 0)
-		kill(current_child, SIGTERM);	/* the recorder stops cleanly on it */
 	for (int i = 0; i < RUN_MAX_BESIDE; i++)
 		if (beside_child[i] > 0)
 			kill(beside_child[i], SIGTERM);
@@ -145,28 +153,23 @@ static void reap_beside(void)
 	}
 }
 
-/* Run argv, wait for it; its exit code, or 128+signal. */
-static int run_child(char **argv)
+/*
+ * Another subcommand in this process (perf's __cmd_record): its messages
+ * carry its own name, getopt starts afresh for it and for us after it.
+ */
+static int run_command(int (*cmd)(int, char **), const char *prog, struct run_argv *a)
 {
-	int status;
-	pid_t pid = fork();
+	const char *mine = util_prog();
+	int rc;
 
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execv(argv[0], argv);
-		fprintf(stderr, "mmlock run: cannot exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	current_child = pid;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			current_child = 0;
-			return -1;
-		}
-	}
-	current_child = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	fflush(stdout);
+	util_set_prog(prog);
+	optind = 0;
+	rc = cmd(a->argc, a->argv);
+	optind = 0;
+	util_set_prog(mine);
+	run_argv_free(a);
+	return rc;
 }
 
 static void usage(FILE *out)
@@ -247,10 +250,8 @@ static void write_report(const char *outdir)
 	run_argv_push(&a, "-o");
 	run_argv_push(&a, page);
 	run_argv_push(&a, outdir);
-	optind = 0;
-	if (cmd_report(a.argc, a.argv))
+	if (run_command(cmd_report, "mmlock report", &a))
 		pr_err("%s: no HTML report (the summaries and verdicts.txt are written)", page);
-	run_argv_free(&a);
 	free(page);
 }
 
@@ -336,7 +337,6 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 		}
 	}
 
-	run_argv_push(&a, self);
 	run_argv_push(&a, "record");
 	run_argv_push(&a, "-o");
 	run_argv_push(&a, trace);
@@ -350,13 +350,20 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	}
 	run_argv_push(&a, "--");
 	run_argv_workload(&a, self, wl, o->duration, o->dir, report, o->args, o->nr_args);
+	if (interrupted) {	/* stopped while the workloads beside started */
+		reap_beside();
+		why = xasprintf("interrupted");
+		goto out_row;
+	}
 	if (run)
 		fprintf(stderr, "mmlock run: %s under %s, run %d of %d ...\n", wl, p->name, run,
 			o->repeat);
 	else
 		fprintf(stderr, "mmlock run: %s under %s ...\n", wl, p->name);
-	rc = run_child(a.argv);
-	run_argv_free(&a);
+	rc = run_command(cmd_record, "mmlock record", &a);
+	/* the user's stop, caught by record while it ran, is the run's too */
+	if (record_stop_signal())
+		on_signal(record_stop_signal());
 	reap_beside();
 	if (o->nr_beside) {
 		json_object *names = json_object_new_array();
@@ -370,11 +377,10 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 		goto out_row;
 	}
 	if (rc) {
-		why = xasprintf("mmlock record exited %d (see %s/trace.status)", rc, trace);
+		why = xasprintf("mmlock record failed, exit code %d (see %s/trace.status)", rc, trace);
 		goto out_row;
 	}
 
-	run_argv_push(&a, self);
 	run_argv_push(&a, "analyze");
 	run_argv_push(&a, "--workload");
 	run_argv_push(&a, wl);
@@ -387,10 +393,9 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	run_argv_push(&a, "--pretty");
 	run_argv_push(&a, "--quiet");	/* run prints every summary in words at the end */
 	run_argv_push(&a, trace);
-	rc = run_child(a.argv);
-	run_argv_free(&a);
+	rc = run_command(cmd_analyze, "mmlock analyze", &a);
 	if (rc && rc != MMLOCK_EXIT_PARTIAL) {
-		why = xasprintf("mmlock analyze exited %d", rc);
+		why = xasprintf("mmlock analyze failed, exit code %d", rc);
 		goto out_row;
 	}
 
