@@ -31,7 +31,8 @@ static void usage(FILE *out)
 		"                      --check-header FILE...]\n"
 		"\n"
 		"Without options, print every event of the contract (version %d) with its\n"
-		"fields (name, kernel type, print form, enumeration words).\n"
+		"fields (name, kernel type, print form, enumeration words), then the\n"
+		"fault-policy sysctls the kernel series adds.\n"
 		"\n"
 		"  -c, --check         compare the contract with DIR/events/*/*/format:\n"
 		"                      same field names, types and order, and a print\n"
@@ -64,6 +65,8 @@ static void print_contract(void)
 	for (i = 0; i < MMLOCK_EV_NR; i++) {
 		const struct mmlock_event *ev = &mmlock_events[i];
 
+		if (!ev->name)
+			continue;	/* MMLOCK_EV_NR_CUSTOM, where the stock events start */
 		printf("%s:%s%s\n", ev->system, ev->name, ev->custom ? "" : "  (stock)");
 		for (f = 0; f < ev->nr_fields; f++) {
 			const struct mmlock_field *fl = &ev->fields[f];
@@ -75,6 +78,10 @@ static void print_contract(void)
 			putchar('\n');
 		}
 	}
+	printf("# fault-policy sysctls: 0 stock, 1 the policy; a stock kernel has none\n");
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++)
+		printf("sysctl %s%s  %s\n", MMLOCK_SYSCTL_PREFIX, mmlock_sysctls[i].name,
+		       mmlock_sysctls[i].path);
 }
 
 static char *read_file(const char *path)
