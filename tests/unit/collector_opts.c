@@ -56,7 +56,31 @@ static void test_args(void)
 	CHECK(rc == 0 && o.compress == CHUNK_GZIP && o.level == 1 &&
 	      !strcmp(o.clock, "mono") && o.buffer_kb == 4096 && !o.cmd,
 	      "defaults: gzip level 1, clock mono, 4M per CPU");
+	CHECK(rc == 0 && o.binary, "default capture: per-CPU raw pages (lossless at high rates)");
 	record_opts_release(&o);
+	{
+		char *t1[] = { "record", "-o", "o", "--text", NULL };
+		char *t2[] = { "record", "-o", "o", "--chunk-lines", "10", NULL };
+		char *t3[] = { "record", "-o", "o", "--stdin", NULL };
+		char *t4[] = { "record", "-o", "o", "--text", "--binary", NULL };
+		char *t5[] = { "record", "-o", "o", "--binary", "-z", "none", NULL };
+
+		rc = parse(&o, t1);
+		CHECK(rc == 0 && !o.binary, "--text: text chunks");
+		record_opts_release(&o);
+		rc = parse(&o, t2);
+		CHECK(rc == 0 && !o.binary, "an option of text chunks (--chunk-lines) chooses text");
+		record_opts_release(&o);
+		rc = parse(&o, t3);
+		CHECK(rc == 0 && !o.binary, "--stdin is text");
+		record_opts_release(&o);
+		rc = parse(&o, t4);
+		CHECK(rc == -1, "--text with --binary is refused");
+		record_opts_release(&o);
+		rc = parse(&o, t5);
+		CHECK(rc == 0 && o.binary, "--binary stays binary beside -z");
+		record_opts_release(&o);
+	}
 	rc = parse(&o, a3);
 	CHECK(rc == -1, "no -o is refused");
 	record_opts_release(&o);
