@@ -168,7 +168,7 @@ record_run() {
 	while [ "$(state "$tgid")" != T ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	pids=""
 	if [ $patched = 1 ]; then
-		mmlock record -z none -e "$(kernel_events)" --tgid "$tgid" -o "$d/kernel" \
+		mmlock record --text -z none -e "$(kernel_events)" --tgid "$tgid" -o "$d/kernel" \
 			> "$d/kernel.log" 2>&1 &
 		pids="$pids $!"
 	fi
@@ -176,7 +176,7 @@ record_run() {
 	# (not only on set_event_pid, which event-fork widens to forked children)
 	set --
 	for e in $EVENTS; do set -- "$@" -F "mmlock_probe:${e#*:}:tgid == $tgid"; done
-	mmlock record -z none -e "$(module_events)" --tgid "$tgid" "$@" -o "$d/module" \
+	mmlock record --text -z none -e "$(module_events)" --tgid "$tgid" "$@" -o "$d/module" \
 		> "$d/module.log" 2>&1 &
 	pids="$pids $!"
 	i=0
@@ -328,7 +328,7 @@ mkdir -p $d
 mmlock workload vma-contention -q -d 6s -D /mnt/slow/work --report $d/workload.json \
 	--pages 1024 > /dev/null 2> $d/workload.err &
 wpid=$!
-mmlock record -z none -e "$(module_events)" -o $d/trace -d 8s > $d/record.log 2>&1 &
+mmlock record --text -z none -e "$(module_events)" -o $d/trace -d 8s > $d/record.log 2>&1 &
 rpid=$!
 i=0
 while ! ready $d/trace && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
