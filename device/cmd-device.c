@@ -120,6 +120,15 @@ static const char *probe_get(const struct probe *p, const char *key)
 	return NULL;
 }
 
+/* The agent's "sysctl_NAME=" line for a fault-policy sysctl: its value or "absent". */
+static const char *probe_sysctl(const struct probe *p, enum mmlock_sysctl_id id)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "sysctl_%s", mmlock_sysctls[id].name);
+	return probe_get(p, key);
+}
+
 static int probe_has_event(const struct probe *p, const char *sys, const char *name)
 {
 	size_t i, l = strlen(sys);
@@ -355,11 +364,13 @@ static int do_check(struct session *s)
 			    "(device/README.md); Type-A/B/C stay null" :
 			    "no tracing events visible (CONFIG_TRACING? tracefs below)");
 	{
-		const char *a = probe_get(p, "sysctl_filemap_fault_no_retry");
-		const char *b = probe_get(p, "sysctl_fault_retry_vma_lock");
+		const char *a = probe_sysctl(p, MMLOCK_SYSCTL_NO_RETRY);
+		const char *b = probe_sysctl(p, MMLOCK_SYSCTL_RETRY_VMA_LOCK);
 
-		snprintf(buf, sizeof(buf), "vm.filemap_fault_no_retry=%s vm.fault_retry_vma_lock=%s",
-			 a ? a : "?", b ? b : "?");
+		snprintf(buf, sizeof(buf), "%s%s=%s %s%s=%s",
+			 MMLOCK_SYSCTL_PREFIX, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name, a ? a : "?",
+			 MMLOCK_SYSCTL_PREFIX, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name,
+			 b ? b : "?");
 		row("sysctls", a && b && strcmp(a, "absent") && strcmp(b, "absent"), buf,
 		    "the series' patches 0002 and 0006 (the no-retry and retry-vma policies need "
 		    "them; stock runs without)");
@@ -1348,8 +1359,8 @@ static int capture_host_raw(struct session *s, const char *wl, const char *trace
 		struct stat st;
 		struct run_argv wargv = { NULL, 0 };
 		char *bin = xasprintf("%s/mmlock", s->o->base);
-		const char *nrs = probe_get(&s->probe, "sysctl_filemap_fault_no_retry");
-		const char *rvs = probe_get(&s->probe, "sysctl_fault_retry_vma_lock");
+		const char *nrs = probe_sysctl(&s->probe, MMLOCK_SYSCTL_NO_RETRY);
+		const char *rvs = probe_sysctl(&s->probe, MMLOCK_SYSCTL_RETRY_VMA_LOCK);
 		int custom = nr_custom(&s->probe);
 
 		for (i = 0; i < nr; i++) {

@@ -264,8 +264,9 @@ int raw_count_file(int dirfd, const char *name, int page_size, struct raw_count 
  * @event_set: "custom", "stock" or "mixed"
  * @events: the events enabled, "system:name", NULL-terminated
  * @events_missing: events of the default set the device lacks
- * @no_retry: the policy's vm.filemap_fault_no_retry; -1: no such sysctl
- * @retry_vma_lock: vm.fault_retry_vma_lock; -1: no such sysctl
+ * @no_retry: the policy's value of mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY];
+ *	-1: no such sysctl
+ * @retry_vma_lock: that of mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK]; -1: none
  * @buffer_kb: buffer_size_kb as read back
  * @pid: the workload's pid on the device (set_event_pid), 0 unknown
  * @command: the workload's argv, or NULL

@@ -29,6 +29,7 @@
 #include "device.h"
 #include "jsonout.h"
 #include "lost.h"
+#include "mmlock_events.h"
 #include "outfile.h"
 #include "tracestatus.h"
 #include "util.h"
@@ -404,9 +405,9 @@ int raw_status_write(int dirfd, const struct raw_status *rs, uint64_t *lost_tota
 	}
 	json_object_object_add(o, "stack_position", NULL);
 	b = json_object_new_object();
-	json_object_object_add(b, "filemap_fault_no_retry",
+	json_object_object_add(b, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name,
 			       rs->no_retry >= 0 ? json_object_new_int(rs->no_retry) : NULL);
-	json_object_object_add(b, "fault_retry_vma_lock",
+	json_object_object_add(b, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name,
 			       rs->retry_vma_lock >= 0 ? json_object_new_int(rs->retry_vma_lock) : NULL);
 	json_object_object_add(o, "sysctls", b);
 	json_object_object_add(o, "stack", NULL);

@@ -23,6 +23,7 @@
 #include "infile.h"
 #include "jsonout.h"
 #include "mmlock.h"
+#include "mmlock_events.h"
 #include "outfile.h"
 #include "util.h"
 
@@ -156,9 +157,9 @@ static const char *policy_from_sysctls(json_object *sum)
 {
 	double no_retry, retry_vma;
 
-	if (get_num(sum, "policy.filemap_fault_no_retry", &no_retry))
+	if (get_num(sum, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].summary_key, &no_retry))
 		return NULL;
-	if (get_num(sum, "policy.fault_retry_vma_lock", &retry_vma))
+	if (get_num(sum, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].summary_key, &retry_vma))
 		retry_vma = 0;
 	if (no_retry)
 		return "no-retry";

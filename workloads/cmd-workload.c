@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonout.h"
 #include "mmlock.h"
 #include "util.h"
 #include "workload.h"
@@ -280,16 +281,11 @@ int cmd_workload(int argc, char **argv)
 	wl_kernel_facts(report);
 	json_object_object_add(report, "parameters", params_json(w, priv));
 	w->report(priv, report);
-	{
-		const char *text = json_object_to_json_string_ext(report,
-				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-		FILE *f = c.report_path ? fopen(c.report_path, "w") : stdout;
-
-		if (!f || fprintf(f, "%s\n", text) < 0 || (f != stdout && fclose(f))) {
-			pr_err("cannot write the report to %s: %s",
-			       c.report_path ? c.report_path : "standard output", strerror(errno));
-			ret = MMLOCK_EXIT_OUTPUT;
-		}
+	/* like every output: complete or not at all, never through a planted link */
+	if (json_write(c.report_path, report, 1, 0)) {
+		pr_err("cannot write the report to %s: %s",
+		       c.report_path ? c.report_path : "standard output", strerror(errno));
+		ret = MMLOCK_EXIT_OUTPUT;
 	}
 	json_object_put(report);
 	if (rc && ret == MMLOCK_EXIT_OK)
