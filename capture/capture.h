@@ -10,7 +10,8 @@
  *                  chunk writer (line-complete, numbered, atomic)
  *   input.c        the reader: chunks and files as one text stream, plain,
  *                  gzip or zstd, truncated and unfinished chunks (input.h)
- *   decode.c       a binary capture's pages decoded into trace_pipe text
+ *   decode.c       a binary capture's pages read record by record, or
+ *                  decoded into trace_pipe text
  *   page.c         one ring-buffer page checked and counted
  *   lost.c         the "CPU:N [LOST M EVENTS]" grammar (lost.h)
  *   tracedat.c     trace-cmd's trace.dat through libtracecmd, read in a child
@@ -304,6 +305,123 @@ typedef int (*bin_line_fn)(const char *line, size_t len, void *ctx);
  * Return: 0, or -1 with errno (ENOENT, ENOTDIR) and @err set.
  */
 int bin_capture_check(const char *dir, char **err);
+
+/**
+ * bin_capture_is() - will input_open() read @dir as a binary capture?
+ * @dir: a path
+ *
+ * Return: 1 when @dir is a directory with a raw/ folder and no trace chunk
+ * (chunk_name_is()), else 0.  What raw/ holds is checked as it is read.
+ */
+int bin_capture_is(const char *dir);
+
+struct bin_decoder;
+struct tep_event;
+struct tep_handle;
+struct tep_record;
+struct trace_seq;
+
+/**
+ * struct bin_event - one record of a binary capture, CPUs merged by time
+ * @cpu: the CPU whose pages hold it
+ * @ts: its timestamp, nanoseconds
+ * @lost: events the kernel overwrote before it on @cpu (a LOST line goes
+ *	before it), 0 for none
+ * @damaged: the record does not fit its format: only @lost is valid, the
+ *	rest of its page was skipped (counted in bad_pages)
+ * @pid: common_pid
+ * @tgid: from saved_tgids, -1 when unknown
+ * @stack: an ftrace kernel_stack record (bin_stack_frame())
+ * @ev: its format, NULL when the capture has none for its id
+ * @rec: the record; valid until the next bin_decoder_next()
+ */
+struct bin_event {
+	int			cpu;
+	unsigned long long	ts;
+	uint64_t		lost;
+	int			damaged;
+	int			pid;
+	int			tgid;
+	int			stack;
+	struct tep_event	*ev;
+	struct tep_record	*rec;
+};
+
+/**
+ * bin_decoder_open() - start reading a binary capture
+ * @dir: the capture (raw/cpuNNN.raw, tracefs/, kallsyms)
+ *
+ * Return: the decoder, or NULL with errno (ENOENT: no formats or no CPU's
+ * pages; ENOTBLK, EFBIG: a file of tracefs/ that is not a bounded regular
+ * file; an open error of raw/cpuNNN.raw).
+ */
+struct bin_decoder *bin_decoder_open(const char *dir);
+
+/**
+ * bin_decoder_next() - the next record
+ * @dec: the decoder
+ * @e: filled
+ *
+ * Return: 1, or 0 when every CPU's pages are read.
+ */
+int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e);
+
+/**
+ * bin_decoder_tep() - the capture's formats and symbols
+ * @dec: the decoder
+ *
+ * Return: the libtraceevent handle, owned by @dec.
+ */
+struct tep_handle *bin_decoder_tep(const struct bin_decoder *dec);
+
+/**
+ * bin_decoder_stats() - what was met so far
+ * @dec: the decoder
+ *
+ * Return: the counts, owned by @dec.
+ */
+const struct bin_decode_stats *bin_decoder_stats(const struct bin_decoder *dec);
+
+/**
+ * bin_stack_frame() - frame @i of a kernel_stack record
+ * @dec: the decoder
+ * @e: a record with @e->stack set
+ * @i: the frame, from 0
+ * @buf: where an address without a symbol is written ("0x..."),
+ *	at least 20 bytes
+ * @size: its size
+ *
+ * Return: the function's name (owned by @dec) or @buf, as the text shows
+ * it after " => "; NULL past the last frame.
+ */
+const char *bin_stack_frame(struct bin_decoder *dec, const struct bin_event *e,
+			    unsigned int i, char *buf, size_t size);
+
+/**
+ * bin_function() - the function of the capture's kallsyms that holds @addr
+ * @dec: the decoder
+ * @addr: a kernel address
+ * @start: set to the function's address when one is found (may be NULL)
+ *
+ * Return: its name (owned by @dec), as libtraceevent's %pS prints it, or
+ * NULL (no kallsyms, or no symbol below @addr).
+ */
+const char *bin_function(struct bin_decoder *dec, unsigned long long addr,
+			 unsigned long long *start);
+
+/**
+ * bin_event_format() - a record as the text bin_decode() emits
+ * @dec: the decoder
+ * @e: the record
+ * @s: appended to: its LOST line, then its line (and stack lines)
+ */
+void bin_event_format(struct bin_decoder *dec, const struct bin_event *e, struct trace_seq *s);
+
+/**
+ * bin_decoder_close() - free the decoder (NULL is fine); errno is kept
+ * @dec: the decoder
+ */
+void bin_decoder_close(struct bin_decoder *dec);
 
 /**
  * bin_decode() - a binary capture as trace_pipe text

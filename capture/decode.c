@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decode a binary capture (DIR/raw/cpuNNN.raw + DIR/tracefs + DIR/kallsyms)
- * back into the text a trace_pipe with record-tgid would have printed:
+ * Read a binary capture (DIR/raw/cpuNNN.raw + DIR/tracefs + DIR/kallsyms)
+ * record by record (bin_decoder_next(): the analyzer reads each record's
+ * fields through libtraceevent, analyzer/source.c), or decode it back into
+ * the text a trace_pipe with record-tgid would have printed (bin_decode(),
+ * for mmlock convert):
  *
  *            load-28649   (  28649) [001] .....   593.636155: mmap_lock_start_locking: mm=...
  *
@@ -37,6 +40,10 @@ struct dec_cpu {
 	int		fd;
 	void		*page;
 	struct kbuffer	*kbuf;
+	char		*stage;		/* pages read ahead, STAGE_PAGES at a time */
+	size_t		stage_len, stage_pos;
+	int		eof;
+	int		data_end;	/* offset of the end of the page's committed data */
 	void		*data;		/* current event, NULL when this CPU is done */
 	unsigned long long ts;
 	int		lost;		/* missed count to print before the event, -1 unknown */
@@ -59,6 +66,32 @@ struct tgid_map {
 	int	*pid;
 	int	*tgid;
 	size_t	nr;
+};
+
+struct ev_info {
+	int		known;
+	struct tep_event *ev;
+	int		min_size;	/* record_fits(): the end of its last field, -1: never */
+};
+
+/* A binary capture being read (bin_decoder_open()). */
+struct bin_decoder {
+	struct tep_handle	*tep;
+	struct dec_cpu		*cpus;
+	int			nr;
+	struct dec_ctx		d;
+	struct tgid_map		tg;
+	int			stack_id;
+	struct tep_format_field	*stack_size, *stack_caller;
+	struct dec_cpu		*cur;	/* the CPU of the event handed out last */
+	struct tep_record	rec;
+	struct bin_decode_stats	st;
+	/* per format id, looked up once: its format and the bytes its fields need */
+	struct ev_info		*info;
+	size_t			nr_info;
+	struct tep_format_field	*type_f, *pid_f;	/* common_type, common_pid */
+	int			last_pid, last_tgid;
+	char			*kallsyms;	/* its path until it is read */
 };
 
 /* Files of a capture that came off another machine: regular, bounded. */
@@ -136,15 +169,25 @@ static void load_tgids(const char *path, struct tgid_map *m)
 	if (!text)
 		return;
 	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-		int pid, tgid;
+		char *end;
+		long pid, tgid;
 
-		if (sscanf(p, "%d %d", &pid, &tgid) != 2)
+		/*
+		 * sscanf("%d %d") without its cost (saved_tgids has a line per
+		 * pid): glibc's %d is strtol() cut to an int.
+		 */
+		pid = strtol(p, &end, 10);
+		if (end == p)
+			continue;
+		p = end;
+		tgid = strtol(p, &end, 10);
+		if (end == p)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			pairs = xrealloc(pairs, cap * sizeof(*pairs));
 		}
-		pairs[n] = (struct tgid_pair){ pid, tgid, n };
+		pairs[n] = (struct tgid_pair){ (int)pid, (int)tgid, n };
 		n++;
 	}
 	free(text);
@@ -262,24 +305,52 @@ static int page_fits(const struct dec_cpu *c, const struct dec_ctx *d)
 	return (uint64_t)start + size <= (uint64_t)d->page_size;
 }
 
-/* The current event lies inside its page's committed data. */
+/* The current event lies inside its page's committed data (c->data_end). */
 static int event_fits(struct dec_cpu *c)
 {
-	return kbuffer_curr_size(c->kbuf) > 0 &&
-	       kbuffer_curr_offset(c->kbuf) + kbuffer_curr_size(c->kbuf) <=
-	       kbuffer_start_of_data(c->kbuf) + kbuffer_subbuffer_size(c->kbuf);
+	int size = kbuffer_curr_size(c->kbuf);
+
+	return size > 0 && kbuffer_curr_offset(c->kbuf) + size <= c->data_end;
+}
+
+/* Pages read per read(2); each is copied alone into its slack-padded buffer. */
+#define STAGE_PAGES	64
+
+/* The next whole page of @c into c->page; 0 at the end (a cut last page ends it too). */
+static int read_page(struct dec_cpu *c, const struct dec_ctx *d)
+{
+	size_t ps = (size_t)d->page_size, cap = ps * STAGE_PAGES;
+
+	if (c->stage_len - c->stage_pos < ps && !c->eof) {
+		memmove(c->stage, c->stage + c->stage_pos, c->stage_len - c->stage_pos);
+		c->stage_len -= c->stage_pos;
+		c->stage_pos = 0;
+		while (c->stage_len < cap) {
+			ssize_t n = read(c->fd, c->stage + c->stage_len, cap - c->stage_len);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				c->eof = 1;
+				break;
+			}
+			c->stage_len += (size_t)n;
+		}
+	}
+	if (c->stage_len - c->stage_pos < ps)
+		return 0;
+	memcpy(c->page, c->stage + c->stage_pos, ps);
+	c->stage_pos += ps;
+	return 1;
 }
 
 /* Load the next page of @c; 0 when there is none.  Damaged pages are skipped. */
 static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_decode_stats *st)
 {
 	for (;;) {
-		ssize_t n = read(c->fd, c->page, (size_t)d->page_size);
 		int m;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n != d->page_size)
+		if (!read_page(c, d))
 			return 0;
 		st->pages++;
 		if (!page_fits(c, d) ||
@@ -287,6 +358,7 @@ static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_deco
 			st->bad_pages++;
 			continue;
 		}
+		c->data_end = kbuffer_start_of_data(c->kbuf) + kbuffer_subbuffer_size(c->kbuf);
 		m = kbuffer_missed_events(c->kbuf);
 		if (m) {
 			c->has_lost = 1;
@@ -340,35 +412,188 @@ static int record_fits(struct tep_event *ev, const struct tep_record *rec)
 	return 1;
 }
 
-static void print_stack(struct tep_handle *tep, struct tep_event *ev, struct tep_record *rec,
-			struct trace_seq *s)
+static int has_func_arg(const struct tep_print_arg *a)
 {
-	struct tep_format_field *size_f = tep_find_field(ev, "size");
-	struct tep_format_field *caller = tep_find_field(ev, "caller");
-	unsigned long long n = 0, i;
-	int lsize = tep_get_long_size(tep);
+	for (; a; a = a->next) {
+		if (a->type == TEP_PRINT_FUNC)
+			return 1;
+		if (a->type == TEP_PRINT_OP &&
+		    (has_func_arg(a->op.left) || has_func_arg(a->op.right)))
+			return 1;
+		if (a->type == TEP_PRINT_TYPE && has_func_arg(a->typecast.item))
+			return 1;
+	}
+	return 0;
+}
+
+/* Read kallsyms once, before the first symbol is looked up or printed. */
+static void symbols_load(struct bin_decoder *dec)
+{
+	char *text;
+
+	if (!dec->kallsyms)
+		return;
+	text = read_whole(dec->kallsyms);
+	if (text)
+		tep_parse_kallsyms(dec->tep, text);	/* absent: addresses stay numbers */
+	free(text);
+	free(dec->kallsyms);
+	dec->kallsyms = NULL;
+}
+
+/*
+ * Does printing @ev look up symbols?  %pS, %ps and their kin do; a plain %p
+ * (every pointer of the mmap_lock events) does not.
+ */
+static int needs_symbols(const struct tep_event *ev)
+{
+	const char *p;
+
+	if (!ev || !ev->print_fmt.format)
+		return 0;
+	for (p = ev->print_fmt.format; (p = strstr(p, "%p")); p += 2)
+		if ((p[2] >= 'a' && p[2] <= 'z') || (p[2] >= 'A' && p[2] <= 'Z'))
+			return 1;
+	/* a helper function of the format may print one */
+	return ev->print_fmt.args && strstr(ev->print_fmt.format, "%s") != NULL &&
+	       has_func_arg(ev->print_fmt.args);
+}
+
+const char *bin_function(struct bin_decoder *dec, unsigned long long addr,
+			 unsigned long long *start)
+{
+	const char *fn;
+
+	symbols_load(dec);
+	fn = tep_find_function(dec->tep, addr);
+	if (fn && start)
+		*start = tep_find_function_address(dec->tep, addr);
+	return fn;
+}
+
+const char *bin_stack_frame(struct bin_decoder *dec, const struct bin_event *e,
+			    unsigned int i, char *buf, size_t size)
+{
+	struct tep_record *rec = e->rec;
+	unsigned long long n = 0, addr;
+	const char *fn;
+	int off;
+
+	if (!dec->stack_caller || tep_get_long_size(dec->tep) != 8)
+		return NULL;
+	if (dec->stack_size)
+		tep_read_number_field(dec->stack_size, rec->data, &n);
+	off = dec->stack_caller->offset + (int)(i * 8);
+	if (off + 8 > rec->size || (dec->stack_size && i >= n))
+		return NULL;
+	memcpy(&addr, (char *)rec->data + off, 8);
+	if (!addr || addr == ~0ULL)
+		return NULL;
+	fn = bin_function(dec, addr, NULL);
+	if (fn)
+		return fn;
+	snprintf(buf, size, "0x%llx", addr);
+	return buf;
+}
+
+/* The format of record type @type and what record_fits() asks of its size. */
+static struct ev_info *ev_info_get(struct bin_decoder *dec, int type)
+{
+	struct ev_info *in;
+	struct tep_format_field *f;
+	struct tep_event *ev;
+
+	if (type < 0 || type > 65535)
+		return NULL;
+	if ((size_t)type >= dec->nr_info) {
+		size_t n = (size_t)type + 64;
+
+		dec->info = xrealloc(dec->info, n * sizeof(*dec->info));
+		memset(dec->info + dec->nr_info, 0, (n - dec->nr_info) * sizeof(*dec->info));
+		dec->nr_info = n;
+	}
+	in = &dec->info[type];
+	if (in->known)
+		return in;
+	in->known = 1;
+	in->ev = ev = tep_find_event(dec->tep, type);
+	in->min_size = 0;
+	if (!ev || (ev->system && !strcmp(ev->system, "ftrace")))
+		return in;
+	for (f = ev->format.common_fields; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0)
+			in->min_size = -1;
+		else if (in->min_size >= 0 && f->offset + f->size > in->min_size)
+			in->min_size = f->offset + f->size;
+	}
+	for (f = ev->format.fields; f; f = f->next) {
+		if (f->offset < 0 || f->size < 0)
+			in->min_size = -1;
+		else if (in->min_size >= 0 && f->offset + f->size > in->min_size)
+			in->min_size = f->offset + f->size;
+	}
+	return in;
+}
+
+/*
+ * common_type and common_pid, where every format of the capture has them
+ * alike (libtraceevent reads them from the first format it parsed).
+ */
+static void common_fields(struct bin_decoder *dec)
+{
+	struct tep_format_field *t = NULL, *p = NULL, *f;
+	int i, n = tep_get_events_count(dec->tep);
+
+	for (i = 0; i < n; i++) {
+		struct tep_event *ev = tep_get_event(dec->tep, i);
+
+		f = tep_find_common_field(ev, "common_type");
+		if (!f || (t && (f->offset != t->offset || f->size != t->size)))
+			return;
+		t = f;
+		f = tep_find_common_field(ev, "common_pid");
+		if (!f || (p && (f->offset != p->offset || f->size != p->size)))
+			return;
+		p = f;
+	}
+	if (!t || !p || t->offset < 0 || p->offset < 0 || t->offset + t->size > 8 ||
+	    p->offset + p->size > 8 || (t->size != 1 && t->size != 2 && t->size != 4) ||
+	    p->size != 4)
+		return;
+	dec->type_f = t;
+	dec->pid_f = p;
+}
+
+/* A common field read straight from the record, as tep_read_number() would. */
+static int common_read(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	const char *p = (const char *)rec->data + f->offset;
+
+	if (f->size == 2) {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return v;
+	}
+	if (f->size == 1)
+		return *(const uint8_t *)p;
+	{
+		int32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+}
+
+static void print_stack(struct bin_decoder *dec, const struct bin_event *e, struct trace_seq *s)
+{
+	const char *fn;
+	char buf[32];
+	unsigned int i;
 
 	trace_seq_puts(s, TRACE_STACK_HEAD "\n");
-	if (!caller || lsize != 8)
-		return;
-	if (size_f)
-		tep_read_number_field(size_f, rec->data, &n);
-	for (i = 0; ; i++) {
-		unsigned long long addr;
-		const char *fn;
-		int off = caller->offset + (int)(i * 8);
-
-		if (off + 8 > rec->size || (size_f && i >= n))
-			break;
-		memcpy(&addr, (char *)rec->data + off, 8);
-		if (!addr || addr == ~0ULL)
-			break;
-		fn = tep_find_function(tep, addr);
-		if (fn)
-			trace_seq_printf(s, TRACE_FRAME_PREFIX "%s\n", fn);
-		else
-			trace_seq_printf(s, TRACE_FRAME_PREFIX "0x%llx\n", addr);
-	}
+	for (i = 0; (fn = bin_stack_frame(dec, e, i, buf, sizeof(buf))); i++)
+		trace_seq_printf(s, TRACE_FRAME_PREFIX "%s\n", fn);
 }
 
 /* A directory entry of @dir that chunk_name_is(), into @name; 0 when none. */
@@ -435,55 +660,96 @@ int bin_capture_check(const char *dir, char **err)
 	return 0;
 }
 
-/* The tables a capture saves beside its formats, each optional. */
+/*
+ * The tables a capture saves beside its formats, each optional.  kallsyms
+ * (megabytes) is read when a symbol is first asked for (bin_function()).
+ */
 static const struct {
 	const char	*name;
 	int		(*parse)(struct tep_handle *tep, const char *text);
 } tables[] = {
-	{ "kallsyms",			tep_parse_kallsyms },
 	{ "tracefs/printk_formats",	tep_parse_printk_formats },
 	{ "tracefs/saved_cmdlines",	tep_parse_saved_cmdlines },
 };
 
-int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_stats *st)
+int bin_capture_is(const char *dir)
 {
-	struct tep_handle *tep = NULL;
-	struct dec_cpu *cpus = NULL;
-	struct tgid_map tg = { 0 };
-	struct trace_seq s;
-	char *path, *text;
-	int nr = 0, i, ret = -1, stack_id = -1, err;
-	struct dec_ctx d = { .page_size = getpagesize() };
-	struct tep_event *stack_ev;
+	struct stat st;
+	char chunk[256], *raw;
+	int binary;
 
-	memset(st, 0, sizeof(*st));
+	/* input_open()'s rule: chunks win over raw/ */
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || find_chunk(dir, chunk, sizeof(chunk)))
+		return 0;
+	raw = xasprintf("%s/raw", dir);
+	binary = !stat(raw, &st) && S_ISDIR(st.st_mode);
+	free(raw);
+	return binary;
+}
+
+void bin_decoder_close(struct bin_decoder *dec)
+{
+	int i, err = errno;
+
+	if (!dec)
+		return;
+	for (i = 0; i < dec->nr; i++) {
+		close(dec->cpus[i].fd);
+		free(dec->cpus[i].page);
+		free(dec->cpus[i].stage);
+		if (dec->cpus[i].kbuf)
+			kbuffer_free(dec->cpus[i].kbuf);
+	}
+	free(dec->cpus);
+	free(dec->tg.pid);
+	free(dec->tg.tgid);
+	free(dec->info);
+	free(dec->kallsyms);
+	tep_free(dec->tep);
+	free(dec);
+	errno = err;
+}
+
+struct bin_decoder *bin_decoder_open(const char *dir)
+{
+	struct bin_decoder *dec = xcalloc(1, sizeof(*dec));
+	struct tep_event *stack_ev;
+	char *path, *text;
+	int i;
+
+	dec->d.page_size = getpagesize();
 	path = xasprintf("%s/tracefs", dir);
 	if (check_tree(path)) {
 		free(path);
-		return -1;
+		goto close_dec;
 	}
-	tep = load_formats(path);
+	dec->tep = load_formats(path);
 	free(path);
-	if (!tep) {
+	if (!dec->tep) {
 		errno = ENOENT;
-		return -1;
+		goto close_dec;
 	}
-	d.long_size = tep_get_long_size(tep) == 4 ? 4 : 8;
-	d.big = tep_is_file_bigendian(tep);
+	dec->d.long_size = tep_get_long_size(dec->tep) == 4 ? 4 : 8;
+	dec->d.big = tep_is_file_bigendian(dec->tep);
 	for (i = 0; i < (int)ARRAY_SIZE(tables); i++) {
 		path = xasprintf("%s/%s", dir, tables[i].name);
 		text = read_whole(path);
 		free(path);
 		if (text)
-			tables[i].parse(tep, text);	/* an absent table: addresses stay numbers */
+			tables[i].parse(dec->tep, text);	/* an absent table: addresses stay numbers */
 		free(text);
 	}
+	dec->kallsyms = xasprintf("%s/kallsyms", dir);
 	path = xasprintf("%s/tracefs/saved_tgids", dir);
-	load_tgids(path, &tg);
+	load_tgids(path, &dec->tg);
 	free(path);
-	stack_ev = tep_find_event_by_name(tep, "ftrace", "kernel_stack");
-	if (stack_ev)
-		stack_id = stack_ev->id;
+	dec->stack_id = -1;
+	stack_ev = tep_find_event_by_name(dec->tep, "ftrace", "kernel_stack");
+	if (stack_ev) {
+		dec->stack_id = stack_ev->id;
+		dec->stack_size = tep_find_field(stack_ev, "size");
+		dec->stack_caller = tep_find_field(stack_ev, "caller");
+	}
 
 	for (i = 0; i < 4096; i++) {
 		struct dec_cpu *c;
@@ -493,117 +759,171 @@ int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_s
 		fd = infile_open(AT_FDCWD, path, INFILE_REGULAR);
 		free(path);
 		if (fd < 0 && errno != ENOENT)
-			goto free_cpus;		/* a FIFO or /dev/zero as a CPU's pages */
+			goto close_dec;		/* a FIFO or /dev/zero as a CPU's pages */
 		if (fd < 0)
 			break;
-		cpus = xrealloc(cpus, (size_t)(nr + 1) * sizeof(*cpus));
-		c = &cpus[nr++];
+		dec->cpus = xrealloc(dec->cpus, (size_t)(dec->nr + 1) * sizeof(*dec->cpus));
+		c = &dec->cpus[dec->nr++];
 		memset(c, 0, sizeof(*c));
 		c->cpu = i;
 		c->fd = fd;
-		c->page = xcalloc(1, (size_t)d.page_size + PAGE_SLACK);
-		c->kbuf = tep_kbuffer(tep);
+		c->page = xcalloc(1, (size_t)dec->d.page_size + PAGE_SLACK);
+		c->stage = xmalloc((size_t)dec->d.page_size * STAGE_PAGES);
+		c->kbuf = tep_kbuffer(dec->tep);
 		if (!c->kbuf) {
 			errno = ENOMEM;
-			goto free_cpus;
+			goto close_dec;
 		}
-		next_page(c, &d, st);
+		next_page(c, &dec->d, &dec->st);
 	}
-	if (!nr) {
+	if (!dec->nr) {
 		errno = ENOENT;
-		goto free_cpus;
+		goto close_dec;
 	}
-	trace_seq_init(&s);
-	for (;;) {
-		struct dec_cpu *c = NULL;
-		struct tep_record rec;
-		struct tep_event *ev;
-		unsigned long long secs, usecs;
-		int pid, tgid, stop;
-		char tgid_s[16];
+	dec->last_pid = -1;
+	dec->last_tgid = find_tgid(&dec->tg, -1);
+	common_fields(dec);
+	return dec;
 
-		for (i = 0; i < nr; i++)
-			if (cpus[i].data && (!c || cpus[i].ts < c->ts))
-				c = &cpus[i];
-		if (!c)
-			break;
-		trace_seq_reset(&s);
-		if (c->has_lost) {
-			if (c->lost > 0) {
-				char lost[64];
+close_dec:
+	bin_decoder_close(dec);
+	return NULL;
+}
 
-				lost_marker_format(lost, sizeof(lost), c->cpu, (uint64_t)c->lost);
-				trace_seq_puts(&s, lost);
-				st->missed += (uint64_t)c->lost;
-			} else {
-				st->missed_unknown++;
-			}
-			c->has_lost = 0;
-		}
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = c->ts;
-		rec.cpu = c->cpu;
-		rec.data = c->data;
-		rec.size = kbuffer_event_size(c->kbuf);
-		rec.ref_count = 1;
-		ev = tep_find_event(tep, tep_data_type(tep, &rec));
-		if (rec.size < 8 || (ev && !record_fits(ev, &rec))) {
-			/* a record its format cannot describe: the page is damaged */
-			st->bad_pages++;
-			trace_seq_terminate(&s);
-			if (s.len && emit(s.buffer, s.len, ctx)) {	/* its LOST line */
-				trace_seq_destroy(&s);
-				goto free_cpus;
-			}
-			c->data = NULL;
-			if (!next_page(c, &d, st))
-				c->data = NULL;
-			continue;
-		}
-		st->events++;
-		pid = tep_data_pid(tep, &rec);
-		tgid = find_tgid(&tg, pid);
-		if (tgid >= 0)
-			snprintf(tgid_s, sizeof(tgid_s), "%d", tgid);
-		else
-			snprintf(tgid_s, sizeof(tgid_s), "-------");
-		secs = c->ts / 1000000000ULL;
-		usecs = (c->ts % 1000000000ULL) / 1000;
-		tep_print_event(tep, &s, &rec, "%16s-%-7d ", TEP_PRINT_COMM, TEP_PRINT_PID);
-		trace_seq_printf(&s, "(%7s) [%03d] ", tgid_s, c->cpu);
-		tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_LATENCY);
-		trace_seq_printf(&s, " %5llu.%06llu: ", secs, usecs);
-		if (ev && ev->id == stack_id) {
-			print_stack(tep, ev, &rec, &s);
-		} else if (ev) {
-			trace_seq_printf(&s, "%s: ", ev->name);
-			tep_print_event(tep, &s, &rec, "%s\n", TEP_PRINT_INFO);
+struct tep_handle *bin_decoder_tep(const struct bin_decoder *dec)
+{
+	return dec->tep;
+}
+
+const struct bin_decode_stats *bin_decoder_stats(const struct bin_decoder *dec)
+{
+	return &dec->st;
+}
+
+int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
+{
+	struct dec_cpu *c = NULL;
+	int i, fits;
+
+	/* the event handed out last lives in its page until now */
+	if (dec->cur) {
+		advance(dec->cur, &dec->d, &dec->st);
+		dec->cur = NULL;
+	}
+	for (i = 0; i < dec->nr; i++)
+		if (dec->cpus[i].data && (!c || dec->cpus[i].ts < c->ts))
+			c = &dec->cpus[i];
+	if (!c)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->cpu = c->cpu;
+	e->ts = c->ts;
+	e->tgid = -1;
+	if (c->has_lost) {
+		if (c->lost > 0) {
+			e->lost = (uint64_t)c->lost;
+			dec->st.missed += (uint64_t)c->lost;
 		} else {
-			trace_seq_puts(&s, "UNKNOWN EVENT\n");
+			dec->st.missed_unknown++;
 		}
+		c->has_lost = 0;
+	}
+	memset(&dec->rec, 0, sizeof(dec->rec));
+	dec->rec.ts = c->ts;
+	dec->rec.cpu = c->cpu;
+	dec->rec.data = c->data;
+	dec->rec.size = kbuffer_event_size(c->kbuf);
+	dec->rec.ref_count = 1;
+	e->rec = &dec->rec;
+	if (dec->rec.size >= 8 && dec->type_f) {
+		const struct ev_info *in = ev_info_get(dec, common_read(dec->type_f, &dec->rec));
+
+		e->ev = in ? in->ev : NULL;
+		fits = !in || (in->min_size >= 0 && dec->rec.size >= in->min_size);
+	} else {
+		e->ev = tep_find_event(dec->tep, tep_data_type(dec->tep, &dec->rec));
+		fits = !e->ev || record_fits(e->ev, &dec->rec);
+	}
+	if (dec->rec.size < 8 || !fits) {
+		/* a record its format cannot describe: the page is damaged */
+		dec->st.bad_pages++;
+		e->damaged = 1;
+		e->rec = NULL;
+		e->ev = NULL;
+		c->data = NULL;
+		if (!next_page(c, &dec->d, &dec->st))
+			c->data = NULL;
+		return 1;
+	}
+	dec->st.events++;
+	e->pid = dec->pid_f ? common_read(dec->pid_f, &dec->rec) : tep_data_pid(dec->tep, &dec->rec);
+	if (e->pid != dec->last_pid) {
+		dec->last_pid = e->pid;
+		dec->last_tgid = find_tgid(&dec->tg, e->pid);
+	}
+	e->tgid = dec->last_tgid;
+	e->stack = e->ev && e->ev->id == dec->stack_id;
+	dec->cur = c;
+	return 1;
+}
+
+void bin_event_format(struct bin_decoder *dec, const struct bin_event *e, struct trace_seq *s)
+{
+	unsigned long long secs, usecs;
+	char tgid_s[16];
+
+	if (e->lost) {
+		char lost[64];
+
+		lost_marker_format(lost, sizeof(lost), e->cpu, e->lost);
+		trace_seq_puts(s, lost);
+	}
+	if (e->damaged)
+		return;
+	if (dec->kallsyms && (e->stack || needs_symbols(e->ev)))
+		symbols_load(dec);
+	if (e->tgid >= 0)
+		snprintf(tgid_s, sizeof(tgid_s), "%d", e->tgid);
+	else
+		snprintf(tgid_s, sizeof(tgid_s), "-------");
+	secs = e->ts / 1000000000ULL;
+	usecs = (e->ts % 1000000000ULL) / 1000;
+	tep_print_event(dec->tep, s, e->rec, "%16s-%-7d ", TEP_PRINT_COMM, TEP_PRINT_PID);
+	trace_seq_printf(s, "(%7s) [%03d] ", tgid_s, e->cpu);
+	tep_print_event(dec->tep, s, e->rec, "%s", TEP_PRINT_LATENCY);
+	trace_seq_printf(s, " %5llu.%06llu: ", secs, usecs);
+	if (e->stack) {
+		print_stack(dec, e, s);
+	} else if (e->ev) {
+		trace_seq_printf(s, "%s: ", e->ev->name);
+		tep_print_event(dec->tep, s, e->rec, "%s\n", TEP_PRINT_INFO);
+	} else {
+		trace_seq_puts(s, "UNKNOWN EVENT\n");
+	}
+}
+
+int bin_decode(const char *dir, bin_line_fn emit, void *ctx, struct bin_decode_stats *st)
+{
+	struct bin_decoder *dec = bin_decoder_open(dir);
+	struct bin_event e;
+	struct trace_seq s;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!dec)
+		return -1;
+	trace_seq_init(&s);
+	while (bin_decoder_next(dec, &e)) {
+		trace_seq_reset(&s);
+		bin_event_format(dec, &e, &s);
 		trace_seq_terminate(&s);
-		stop = emit(s.buffer, s.len, ctx);
-		if (stop) {
-			trace_seq_destroy(&s);
-			goto free_cpus;
+		if (s.len && emit(s.buffer, s.len, ctx)) {
+			ret = -1;
+			break;
 		}
-		advance(c, &d, st);
 	}
 	trace_seq_destroy(&s);
-	ret = 0;
-
-free_cpus:
-	err = errno;
-	for (i = 0; i < nr; i++) {
-		close(cpus[i].fd);
-		free(cpus[i].page);
-		if (cpus[i].kbuf)
-			kbuffer_free(cpus[i].kbuf);
-	}
-	free(cpus);
-	free(tg.pid);
-	free(tg.tgid);
-	tep_free(tep);
-	errno = err;
+	*st = dec->st;
+	bin_decoder_close(dec);
 	return ret;
 }
