@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmlock analyze: trace text in, one summary JSON out.
+ * mmlock analyze: a capture in (trace text or a binary capture, read through
+ * source.h), one summary JSON out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +15,13 @@
 
 #include "analysis.h"
 #include "infile.h"
-#include "input.h"
 #include "jsonout.h"
 #include "outfile.h"
 #include "words.h"
 #include "tracestatus.h"
 #include "mmlock.h"
 #include "parse.h"
+#include "source.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -198,11 +199,11 @@ int cmd_analyze(int argc, char **argv)
 	int pretty = 0, quiet = 0, stack_pos = -1, no_retry = -1, retry_vma_lock = -1;
 	int c, ret = MMLOCK_EXIT_OK;
 	struct analysis *an = NULL;
-	struct input *in = NULL;
+	struct source *src = NULL;
+	struct parsed_line pl;
 	json_object *summary;
-	char *err = NULL, *line;
+	char *err = NULL;
 	uint64_t v;
-	long len;
 
 	while ((c = getopt_long(argc, argv, "o:w:k:s:t:n:pqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -273,8 +274,8 @@ int cmd_analyze(int argc, char **argv)
 	}
 
 	ctx.errors = json_object_new_array();
-	in = input_open(argv + optind, argc - optind, on_input_error, &ctx, &err);
-	if (!in) {
+	src = source_open(argv + optind, argc - optind, on_input_error, &ctx, &err);
+	if (!src) {
 		pr_err("%s", err);
 		free(err);
 		ret = MMLOCK_EXIT_INPUT;
@@ -283,40 +284,20 @@ int cmd_analyze(int argc, char **argv)
 	trace_status_init(&st);
 	if (status_path)
 		trace_status_read(&st, status_path, 1);
-	else if (input_status_path(in))
-		trace_status_read(&st, input_status_path(in), 0);
+	else if (source_status_path(src))
+		trace_status_read(&st, source_status_path(src), 0);
 
 	aopts.stack_before = stack_pos >= 0 ? stack_pos : st.stack_before > 0;
 	an = analysis_new(&aopts);
-	while ((len = input_next_line(in, &line)) >= 0) {
-		struct parsed_line pl;
-		char head[61], overlong[80];
-		size_t n = len > 60 ? 60 : (size_t)len;
-
-		/* parse_line() cuts the line with NULs: keep its start for the report */
-		memcpy(head, line, n);
-		head[n] = '\0';
-		if (input_overlong(in)) {
-			memset(&pl, 0, sizeof(pl));
-			/* counted and skipped: a real event is a few hundred bytes */
-			pl.kind = LINE_MALFORMED;
-			snprintf(overlong, sizeof(overlong), "a line of at most %d bytes (this one "
-				 "has %zu)", INPUT_MAX_LINE, input_overlong(in));
-			pl.what = overlong;
-		} else if (memchr(line, '\r', (size_t)len)) {
-			/* CR-only line ends would hide every event after the first */
-			memset(&pl, 0, sizeof(pl));
-			pl.kind = LINE_MALFORMED;
-			pl.what = "a line without a carriage return inside";
-		} else {
-			parse_line_n(line, (size_t)len, &pl);
-		}
+	while (source_next(src, &pl)) {
 		if (pl.kind == LINE_MALFORMED) {
+			int cut;
+			const char *head = source_head(src, &cut);
 			char *what = xasprintf("expected %s, got '%s%s'", pl.what, head,
-					       len > 60 ? "..." : "");
+					       cut ? "..." : "");
 
 			analysis_malformed(an);
-			add_error(&ctx, input_file(in), input_lineno(in), what);
+			add_error(&ctx, source_file(src), source_lineno(src), what);
 			free(what);
 		}
 		analysis_feed(an, &pl);
@@ -351,8 +332,8 @@ int cmd_analyze(int argc, char **argv)
 	meta.events = st.events;
 	meta.nr_events = st.nr_events;
 	meta.status_lost = st.lost;
-	meta.chunks = input_nr_files(in);
-	meta.truncated_inputs = input_truncated(in);
+	meta.chunks = source_nr_files(src);
+	meta.truncated_inputs = source_truncated(src);
 	meta.input_errors = ctx.errors;
 	open_maps(maps_dir, argv[optind], argc - optind, symfs, st.clock, &meta, &maps_path,
 		  &maps_err);
@@ -376,7 +357,7 @@ out_free_analysis:
 	free(maps_path);
 	free(maps_err);
 	analysis_free(an);
-	input_close(in);
+	source_close(src);
 	trace_status_release(&st);
 out_put_errors:
 	json_object_put(ctx.errors);

@@ -21,7 +21,7 @@
 #include <json-c/json.h>
 
 #include "analysis-int.h"
-#include "input.h"
+#include "source.h"
 #include "jsonout.h"
 #include "mmlock.h"
 #include "outfile.h"
@@ -298,14 +298,14 @@ int cmd_export(int argc, char **argv)
 	int c, perfetto = 0, ret = MMLOCK_EXIT_OK;
 	unsigned long malformed = 0;
 	struct analysis *an;
-	struct input *in;
-	char *err = NULL, *line;
+	struct source *src;
+	struct parsed_line pl;
+	char *err = NULL;
 	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":"
 				   "\"mmlock export\",\"version\":\"" MMLOCK_VERSION "\"},"
 				   "\"traceEvents\":[";
 	struct trace_status st;
 	int stack_pos = -1;
-	long len;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -341,8 +341,8 @@ int cmd_export(int argc, char **argv)
 		usage(stderr);
 		return MMLOCK_EXIT_USAGE;
 	}
-	in = input_open(argv + optind, argc - optind, on_input_error, &x, &err);
-	if (!in) {
+	src = source_open(argv + optind, argc - optind, on_input_error, &x, &err);
+	if (!src) {
 		pr_err("%s", err);
 		free(err);
 		return MMLOCK_EXIT_INPUT;
@@ -353,31 +353,22 @@ int cmd_export(int argc, char **argv)
 		       "a symbolic link owned by another user (refused as a planted link)" :
 		       errno == EEXIST ? "it is not a regular file, a character device or a FIFO" :
 		       strerror(errno));
-		input_close(in);
+		source_close(src);
 		return MMLOCK_EXIT_OUTPUT;
 	}
 	/* where stack blocks stand: the option, else what the recording says, as analyze */
 	trace_status_init(&st);
-	if (input_status_path(in))
-		trace_status_read(&st, input_status_path(in), 0);
+	if (source_status_path(src))
+		trace_status_read(&st, source_status_path(src), 0);
 	aopts.stack_before = stack_pos >= 0 ? stack_pos : st.stack_before > 0;
 	trace_status_release(&st);
 	out_raw(&x, head, strlen(head));
 	an = analysis_new(&aopts);
-	while ((len = input_next_line(in, &line)) >= 0) {
-		struct parsed_line pl;
-
-		if (input_overlong(in)) {
-			/* counted and skipped, as mmlock analyze does */
-			memset(&pl, 0, sizeof(pl));
-			pl.kind = LINE_MALFORMED;
-		} else {
-			parse_line_n(line, (size_t)len, &pl);
-		}
+	while (source_next(src, &pl)) {
 		if (pl.kind == LINE_MALFORMED) {
 			if (!malformed++)
-				pr_err("%s:%lu: expected a trace line (%s)", input_file(in),
-				       input_lineno(in), pl.what ? pl.what : "too long");
+				pr_err("%s:%lu: expected a trace line (%s)", source_file(src),
+				       source_lineno(src), pl.what);
 			analysis_malformed(an);
 		}
 		analysis_feed(an, &pl);
@@ -411,7 +402,7 @@ int cmd_export(int argc, char **argv)
 		pr_info("%s: %llu slices, %llu pairs as flows", output ? output : "standard output",
 			(unsigned long long)x.slices, (unsigned long long)x.flows);
 	analysis_free(an);
-	input_close(in);
+	source_close(src);
 	free(x.buf);
 	return ret;
 }
