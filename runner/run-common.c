@@ -370,7 +370,7 @@ void run_rows_compare_stock(json_object *rows, size_t first)
 		json_object *r = json_object_array_get_idx(rows, i), *p;
 
 		if (json_object_object_get_ex(r, "policy", &p) &&
-		    !strcmp(json_object_get_string(p), "stock") &&
+		    !strcmp(json_object_get_string(p), run_policies[RUN_POLICY_STOCK].name) &&
 		    json_object_object_get_ex(r, "faults_per_mib", &v) && v)
 			stock = r;
 	}
@@ -528,6 +528,7 @@ static size_t range_of(json_object *rows, const char *wl, const char *policy, co
  */
 json_object *run_ranges(json_object *rows)
 {
+	const char *stock = run_policies[RUN_POLICY_STOCK].name;
 	json_object *out = json_object_new_array();
 	size_t n = json_object_array_length(rows);
 
@@ -569,7 +570,7 @@ json_object *run_ranges(json_object *rows)
 			json_object_object_add(o, "median", json_object_new_double(me[1]));
 			json_object_object_add(o, "max", json_object_new_double(me[2]));
 			json_object_object_add(e, range_figures[f].key, o);
-			if (strcmp(pol, "stock") && range_of(rows, wl, "stock", range_figures[f].key, st)) {
+			if (strcmp(pol, stock) && range_of(rows, wl, stock, range_figures[f].key, st)) {
 				if (me[0] > st[2])
 					json_object_object_add(vs, range_figures[f].key,
 							       json_object_new_string("higher"));

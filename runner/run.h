@@ -20,6 +20,7 @@ struct run_policy {
 
 int run_policy_value(const struct run_policy *p, enum mmlock_sysctl_id id);
 
+#define RUN_POLICY_STOCK	0	/* the one the others are read against */
 #define RUN_NR_POLICIES	3
 #define RUN_ALL_POLICIES	((1 << RUN_NR_POLICIES) - 1)
 extern const struct run_policy run_policies[RUN_NR_POLICIES];
