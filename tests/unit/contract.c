@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The contract table: lookups, enumeration words, the common fields first. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mmlock_events.h"
 #include "test.h"
@@ -50,5 +53,29 @@ int main(void)
 		      "policy.fault_retry_vma_lock") &&
 	      !strcmp(mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].status_key,
 		      "sysctls.filemap_fault_no_retry"), "path, summary and trace.status keys");
+	{
+		/* the reader: a number, or -1 for no file, no number, a negative one */
+		char path[] = "/tmp/mmlock-contract-XXXXXX";
+		struct mmlock_sysctl fake = mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY];
+		int fd = mkstemp(path), ok1, okx, okneg;
+		FILE *f;
+
+		fake.path = path;
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		ok1 = f && fputs("1\n", f) >= 0 && !fflush(f) && mmlock_sysctl_read(&fake) == 1;
+		okx = f && !ftruncate(fd, 0) && !fseek(f, 0, SEEK_SET) && fputs("x\n", f) >= 0 &&
+		      !fflush(f) && mmlock_sysctl_read(&fake) == -1;
+		okneg = f && !ftruncate(fd, 0) && !fseek(f, 0, SEEK_SET) && fputs("-3\n", f) >= 0 &&
+			!fflush(f) && mmlock_sysctl_read(&fake) == -1;
+		if (f)
+			fclose(f);
+		unlink(path);
+		CHECK(ok1 && okx && okneg, "mmlock_sysctl_read: 1 reads 1; x and -3 read -1");
+		CHECK(mmlock_sysctl_read(&fake) == -1, "mmlock_sysctl_read: no file reads -1");
+		CHECK(access(mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].path, F_OK) ?
+		      mmlock_sysctl_read(&mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY]) == -1 :
+		      mmlock_sysctl_read(&mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY]) >= 0,
+		      "this kernel's vm.filemap_fault_no_retry: -1 when absent, its value when present");
+	}
 	return TEST_EXIT();
 }
