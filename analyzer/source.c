@@ -537,8 +537,12 @@ static void tev_setup(struct source *src, struct tev *t, struct tep_event *ev)
 	t->state = TEV_TEXT;
 	t->name = ev->name;
 	t->id = event_parse_id(ev->name);
-	/* the analyzer only counts events it has no handler for: text is exact */
-	if (t->id < 0 || !fmt)
+	/*
+	 * The analyzer only counts events it has no handler for: text is exact.
+	 * ftrace's own records are not size-checked against their format
+	 * (decode.c record_fits()): their fields are not read here.
+	 */
+	if (t->id < 0 || !fmt || (ev->system && !strcmp(ev->system, "ftrace")))
 		return;
 	if (t->id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN) ||
 	    t->id == PARSE_EV_X(EVSET_X_CONTENTION_END)) {
