@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -142,31 +143,20 @@ static int decode_line(const char *line, size_t len, void *ctx)
 	return record_feed(ctx, line, len) ? -1 : 0;
 }
 
-/*
- * The binary capture's own trace.status (no chunk list: per-CPU counters,
- * some kilobytes): a regular file of bounded size, or nothing.
- */
-#define SOURCE_STATUS_MAX	(4 * 1024 * 1024)
-
-static json_object *read_source_status(const char *path)
+/* The binary capture's own trace.status, or NULL (tracestatus.h: bounded, checked). */
+static struct trace_status *read_source_status(const char *path)
 {
-	struct json_tokener *tok;
-	json_object *o;
-	size_t len;
-	char *text = infile_read(AT_FDCWD, path, SOURCE_STATUS_MAX, &len, INFILE_REGULAR);
+	struct trace_status *st;
 
-	if (!text)
+	if (access(path, F_OK))
 		return NULL;
-	tok = json_tokener_new();
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		o = NULL;
+	st = xmalloc(sizeof(*st));
+	trace_status_init(st);
+	if (trace_status_read(st, path, 0)) {
+		free(st);
+		return NULL;
 	}
-	json_tokener_free(tok);
-	free(text);
-	return o;
+	return st;
 }
 
 int record_convert(struct record *r, const char *src)

@@ -1488,7 +1488,11 @@ static void report_stale(const char *name, void *ctx)
  */
 static int record_dry_run(struct record *r, char *dir)
 {
-	json_object *o, *a;
+	static const char *const keys[] = {
+		"event_source", "event_set", "events", "events_missing", "set_event_pid",
+		"module_caps", "module_version",
+	};
+	json_object *o, *all;
 	int ret = MMLOCK_EXIT_KERNEL;
 	size_t i;
 
@@ -1506,36 +1510,12 @@ static int record_dry_run(struct record *r, char *dir)
 		if (stock)
 			add_threads(r, r->opts->tgid);
 	}
+	/* the keys of the trace.status it would write, from the one writer */
+	all = record_status_json(r);
 	o = json_object_new_object();
-	json_object_object_add(o, "event_source", r->event_source ?
-			       json_object_new_string(r->event_source) : NULL);
-	json_object_object_add(o, "event_set", json_object_new_string(r->event_set));
-	a = json_object_new_array();
-	for (i = 0; i < r->col.nr_events; i++) {
-		const struct rec_event *e = &r->col.events[i];
-		json_object *ev = json_object_new_object();
-		char *full = xasprintf("%s:%s", e->system, e->name);
-
-		json_object_object_add(ev, "name", json_object_new_string(full));
-		json_object_object_add(ev, "filter", e->filter ? json_object_new_string(e->filter) : NULL);
-		json_object_object_add(ev, "trigger", e->trigger ?
-				       json_object_new_string(e->trigger) : NULL);
-		json_object_array_add(a, ev);
-		free(full);
-	}
-	json_object_object_add(o, "events", a);
-	a = json_object_new_array();
-	for (i = 0; i < r->nr_events_missing; i++)
-		json_object_array_add(a, json_object_new_string(r->events_missing[i]));
-	json_object_object_add(o, "events_missing", a);
-	a = json_object_new_array();
-	for (i = 0; i < r->nr_pids; i++)
-		json_object_array_add(a, json_object_new_int(r->pids[i]));
-	json_object_object_add(o, "set_event_pid", a);
-	json_object_object_add(o, "module_caps", r->module_caps ?
-			       json_object_new_string(r->module_caps) : NULL);
-	json_object_object_add(o, "module_version", r->module_version ?
-			       json_object_new_string(r->module_version) : NULL);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		json_object_object_add(o, keys[i], json_object_get(json_object_object_get(all, keys[i])));
+	json_object_put(all);
 	ret = json_write(NULL, o, 1, 0) ? MMLOCK_EXIT_OUTPUT : MMLOCK_EXIT_OK;
 	json_object_put(o);
 out:
@@ -1751,8 +1731,10 @@ void record_release(struct record *r, int ret)
 	while (r->nr_events_missing)
 		free(r->events_missing[--r->nr_events_missing]);
 	free(r->events_missing);
-	if (r->source)
-		json_object_put(r->source);
+	if (r->source) {
+		trace_status_release(r->source);
+		free(r->source);
+	}
 	restore_signals(r);
 }
 

@@ -75,12 +75,15 @@ struct record {
 	int			signals_saved;
 
 	/* --from-binary: the binary capture's own trace.status */
-	struct json_object	*source;
+	struct trace_status	*source;
 	const char		*source_dir;
 	uint64_t		bad_pages;	/* damaged pages the decoder skipped */
 };
 
 /* Write DIR/trace.status atomically (.tmp, fsync, rename); -1 with errno. */
 int record_write_status(struct record *r);
+
+/* What record_write_status() would write now, as a new JSON object. */
+struct json_object *record_status_json(struct record *r);
 
 #endif /* MMLOCK_RECORD_H */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DIR/trace.status: what was recorded, how, and what was lost.  Rewritten
- * after every completed chunk and at the end, always through a new temporary
- * file and a rename (jsonout.h, outfile.h), so a reader (or a run killed with SIGKILL) never sees half a
- * file.  collector/README.md documents every key.
+ * DIR/trace.status: what was recorded, how, and what was lost.  A run's
+ * struct record is put into the capture layer's struct trace_status, which
+ * writes it (capture/tracestatus.h: the one struct trace.status is read and
+ * written through).  Rewritten after every completed chunk and at the end,
+ * always through a new temporary file and a rename, so a reader (or a run
+ * killed with SIGKILL) never sees half a file.  collector/README.md
+ * documents every key.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,51 +17,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
-
-#include "jsonout.h"
 #include "lost.h"
+#include "mmlock_events.h"
 #include "outfile.h"
 #include "record.h"
 #include "util.h"
 
-#define STATUS_NAME	"trace.status"
-
-
-/* the collector's many optional strings: null where unknown */
-static struct json_object *jstr(const char *s)
+/* A copy of @n elements of @size bytes (and one zeroed more), never NULL. */
+static void *memdup_array(const void *v, size_t n, size_t size)
 {
-	return trace_status_json_string(s);
-}
+	void *p = xcalloc(n + 1, size);
 
-static struct json_object *ju64(uint64_t v)
-{
-	return json_object_new_uint64(v);
-}
-
-static void add(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
-static struct json_object *stats_json(const struct cpu_stats *st, int nr)
-{
-	struct json_object *arr = json_object_new_array();
-	int cpu;
-
-	for (cpu = 0; st && cpu < nr; cpu++)
-		json_object_array_add(arr, trace_status_cpu_json(cpu, &st[cpu]));
-	return arr;
+	if (n)
+		memcpy(p, v, n * size);
+	return p;
 }
 
 /* The loss accounting (tracestatus.h): markers (or kbuffer missed counts) and counters. */
-static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
+static void fill_lost(struct record *r, struct trace_status *st)
 {
-	uint64_t markers = 0, discarded = r->cw_live ? r->cw.discarded_events : 0, total;
+	uint64_t markers = 0, discarded = r->cw_live ? r->cw.discarded_events : 0;
 	int have_stats = r->stats_start && r->stats_end && r->stopped;
 	int cpu, nr = have_stats ? r->col.nr_cpus : 0;
 	struct lost_cpu *cpus = xcalloc((size_t)nr + 1, sizeof(*cpus));
-	struct json_object *o;
 
 	if (r->cw_live)
 		markers = r->cw.lost_markers;
@@ -80,113 +61,92 @@ static struct json_object *lost_json(struct record *r, uint64_t *produced_out)
 		if (r->bin_live && cpu < r->bin.nr_cpus)
 			l->markers = r->bin.cpus[cpu].missed;
 	}
-	o = trace_status_lost_json(cpus, nr, markers, discarded, 0, produced_out, &total);
+	trace_status_lost(st, cpus, nr, markers, discarded, 0);
+	st->produced.known = r->stopped && r->stats_end;
 	free(cpus);
-	return o;
 }
 
-static struct json_object *chunks_json(struct record *r)
+static void fill_chunks(struct record *r, struct trace_status *st)
 {
-	struct json_object *arr = json_object_new_array();
 	size_t i;
 
-	for (i = 0; r->cw_live && i < r->cw.nr_chunks; i++) {
+	if (!r->cw_live)
+		return;
+	st->chunks = xcalloc(r->cw.nr_chunks + 1, sizeof(*st->chunks));
+	for (i = 0; i < r->cw.nr_chunks; i++) {
 		const struct chunk_info *ci = &r->cw.chunks[i];
-		struct json_object *o = json_object_new_object();
+		struct ts_chunk *c = &st->chunks[st->nr_chunks++];
 
-		add(o, "name", jstr(ci->name));
-		add(o, "lines", ju64(ci->lines));
-		add(o, "events", ju64(ci->events));
-		add(o, "lost_markers", ju64(ci->lost_markers));
-		add(o, "bytes", ju64(ci->bytes));
-		add(o, "stored_bytes", ju64(ci->stored_bytes));
-		json_object_array_add(arr, o);
+		c->name = ci->name;
+		c->lines = ci->lines;
+		c->events = ci->events;
+		c->lost_markers = ci->lost_markers;
+		c->bytes = ci->bytes;
+		c->stored_bytes = ci->stored_bytes;
 	}
-	return arr;
+	st->text_totals = 1;
+	st->tot_chunks = r->cw.nr_chunks;
+	st->tot_lines = r->cw.lines;
+	st->tot_events = r->cw.events;
+	st->tot_bytes = r->cw.bytes;
+	for (i = 0; i < r->cw.nr_chunks; i++)
+		st->tot_stored_bytes += r->cw.chunks[i].stored_bytes;
+	st->tot_unterminated = r->cw.unterminated;
+	st->tot_overlong = r->cw.overlong_lines;
 }
 
-static struct json_object *command_json(struct record *r)
+static void fill_command(struct record *r, struct trace_status *st)
 {
-	struct json_object *o, *argv;
-	int i;
-
 	if (!r->opts->cmd)
-		return NULL;
-	o = json_object_new_object();
-	argv = json_object_new_array();
-	for (i = 0; i < r->opts->nr_cmd; i++)
-		json_object_array_add(argv, jstr(r->opts->cmd[i]));
-	add(o, "argv", argv);
-	add(o, "pid", r->child > 0 ? json_object_new_int(r->child) : NULL);
-	if (r->child_done && WIFEXITED(r->child_status)) {
-		add(o, "exit_code", json_object_new_int(WEXITSTATUS(r->child_status)));
-		add(o, "signal", NULL);
-	} else if (r->child_done && WIFSIGNALED(r->child_status)) {
-		char sig[32];
-
-		snprintf(sig, sizeof(sig), "SIG%s", sigabbrev_np(WTERMSIG(r->child_status)));
-		add(o, "exit_code", NULL);
-		add(o, "signal", jstr(sig));
-	} else {
-		add(o, "exit_code", NULL);
-		add(o, "signal", NULL);
-	}
-	return o;
+		return;
+	st->has_command = 1;
+	st->cmd_argv = memdup_array(r->opts->cmd, (size_t)r->opts->nr_cmd, sizeof(*st->cmd_argv));
+	st->cmd_argc = r->opts->nr_cmd;
+	st->cmd_pid = r->child > 0 ? r->child : 0;
+	if (r->child_done && WIFEXITED(r->child_status))
+		st->cmd_exit_code = WEXITSTATUS(r->child_status);
+	else if (r->child_done && WIFSIGNALED(r->child_status))
+		st->cmd_signal = trace_status_keep(st, xasprintf("SIG%s",
+						   sigabbrev_np(WTERMSIG(r->child_status))));
 }
 
-static struct json_object *binary_json(struct record *r)
+static void fill_binary(struct record *r, struct trace_status *st)
 {
-	struct json_object *o, *files;
+	struct ts_binary *b = &st->binary;
 	int cpu;
 
 	if (!r->bin_live)
-		return NULL;
-	o = json_object_new_object();
-	files = json_object_new_array();
-	add(o, "page_size", json_object_new_int(r->bin.page_size));
-	add(o, "formats", jstr("tracefs"));
-	add(o, "kallsyms", jstr("kallsyms"));
+		return;
+	b->present = 1;
+	b->page_size = r->bin.page_size;
+	b->formats = "tracefs";
+	b->kallsyms = "kallsyms";
+	b->files = xcalloc((size_t)r->bin.nr_cpus + 1, sizeof(*b->files));
 	for (cpu = 0; cpu < r->bin.nr_cpus; cpu++) {
-		const struct bin_cpu *b = &r->bin.cpus[cpu];
-		struct json_object *f = json_object_new_object();
+		const struct bin_cpu *c = &r->bin.cpus[cpu];
+		struct ts_file *f = &b->files[b->nr_files++];
 
-		add(f, "cpu", json_object_new_int(b->cpu));
-		add(f, "name", jstr(b->name));
-		add(f, "pages", ju64(b->pages));
-		add(f, "bytes", ju64(b->bytes));
-		add(f, "events", ju64(b->events));
-		add(f, "missed", ju64(b->missed));
-		add(f, "missed_unknown", json_object_new_int(b->missed_unknown));
-		json_object_array_add(files, f);
+		f->cpu = c->cpu;
+		f->name = c->name;
+		f->pages = c->pages;
+		f->bytes = c->bytes;
+		f->events = c->events;
+		f->missed = c->missed;
+		f->missed_unknown = c->missed_unknown;
+		st->tot_events += c->events;
+		st->tot_stored_bytes += c->bytes;
 	}
-	add(o, "files", files);
-	return o;
+	st->binary_totals = 1;
 }
 
-/* The patched kernel's policy knobs (events.md), null where the kernel lacks them. */
-static struct json_object *sysctls_json(void)
+/* The patched kernel's policy knobs (the contract's table), -1 where the kernel lacks them. */
+static void fill_sysctls(struct trace_status *st)
 {
-	static const char *const knobs[] = { "filemap_fault_no_retry", "fault_retry_vma_lock" };
-	struct json_object *o = json_object_new_object();
-	size_t i;
+	int i;
 
-	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		struct json_object *v = NULL;
-		char path[96];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/sys/vm/%s", knobs[i]);
-		f = fopen(path, "re");
-		if (f) {
-			char buf[32];
-
-			if (fgets(buf, sizeof(buf), f))
-				v = json_object_new_int(atoi(buf));
-			fclose(f);
-		}
-		add(o, knobs[i], v);
-	}
-	return o;
+	st->has_sysctls = 1;
+	for (i = 0; i < MMLOCK_SYSCTL_NR; i++)
+		*trace_status_sysctl(st, i) = mmlock_sysctl_read(&mmlock_sysctls[i]);
 }
 
 /* One line saying what was filtered, for a person or a summary; NULL: nothing. */
@@ -221,191 +181,220 @@ static char *filter_summary(struct record *r)
 	return s;
 }
 
-static struct json_object *build(struct record *r)
+static void fill_events(struct record *r, struct trace_status *st)
 {
-	struct json_object *o = json_object_new_object(), *a, *lim, *tot, *lost;
-	struct record_opts *op = r->opts;
-	uint64_t produced = 0, events = 0, stored = 0;
 	size_t i;
-	int k, nstack = 0;
 
-	add(o, "format", jstr("mmlock-trace-status"));
-	add(o, "version", json_object_new_int(1));
-	add(o, "state", jstr(r->state));
-	add(o, "stop_reason", jstr(r->stop_reason));
-	add(o, "error", jstr(r->error));
-	add(o, "mmlock_version", jstr(MMLOCK_VERSION));
-	a = json_object_new_array();
-	for (k = 0; k < r->argc; k++)
-		json_object_array_add(a, jstr(r->argv[k]));
-	add(o, "command_line", a);
-	add(o, "kernel_release", jstr(r->kernel_release));
-	add(o, "mode", jstr(r->mode));
-	add(o, "tracefs", jstr(r->col.tracing_dir));
-	add(o, "instance", r->col.tracing_dir ? jstr(r->col.name) : NULL);
-	add(o, "event_set", jstr(r->event_set));
-	add(o, "event_source", jstr(r->event_source));
-	add(o, "module_caps", jstr(r->module_caps));
-	add(o, "module_version", jstr(r->module_version));
-	a = json_object_new_array();
+	st->ev = xcalloc(r->col.nr_events + 1, sizeof(*st->ev));
+	st->stack_events = xcalloc(r->col.nr_events + 1, sizeof(*st->stack_events));
 	for (i = 0; i < r->col.nr_events; i++) {
 		const struct rec_event *e = &r->col.events[i];
-		struct json_object *ev = json_object_new_object();
-		char *full = xasprintf("%s:%s", e->system, e->name);
+		const char *full = trace_status_keep(st, xasprintf("%s:%s", e->system, e->name));
 
-		add(ev, "name", jstr(full));
-		add(ev, "filter", jstr(e->filter));
-		add(ev, "trigger", jstr(e->trigger));
-		json_object_array_add(a, ev);
-		free(full);
-		nstack += e->trigger != NULL;
+		st->ev[st->nr_events].name = full;
+		st->ev[st->nr_events].filter = e->filter;
+		st->ev[st->nr_events++].trigger = e->trigger;
+		if (e->trigger)
+			st->stack_events[st->nr_stack_events++] = full;
 	}
 	if (r->events_unknown) {
-		json_object_put(a);
-		a = NULL;
+		free(st->ev);
+		st->ev = NULL;
+		st->nr_events = 0;
 	}
-	add(o, "events", a);
-	a = json_object_new_array();
-	for (i = 0; i < r->nr_events_missing; i++)
-		json_object_array_add(a, jstr(r->events_missing[i]));
-	add(o, "events_missing", a);
-	{
-		char *f = filter_summary(r);
+	st->events_missing = memdup_array(r->events_missing, r->nr_events_missing,
+					  sizeof(*st->events_missing));
+	st->nr_events_missing = (int)r->nr_events_missing;
+	if (st->nr_stack_events) {
+		st->stack_position = "after";
+		st->has_stack = 1;
+		st->stack_trigger_form = "conditional";
+		st->stack_block_position = "after";
+	}
+}
 
-		add(o, "filter", jstr(f));
-		free(f);
-	}
-	add(o, "stack_position", nstack ? jstr("after") : NULL);
-	add(o, "sysctls", strcmp(r->mode, "text") && strcmp(r->mode, "binary") ?
-	    NULL : sysctls_json());
-	if (nstack) {
-		struct json_object *st = json_object_new_object();
+static struct ts_cpu *cpus_of(const struct cpu_stats *v, int nr)
+{
+	struct ts_cpu *c = xcalloc((size_t)nr + 1, sizeof(*c));
+	int i;
 
-		a = json_object_new_array();
-		for (i = 0; i < r->col.nr_events; i++) {
-			const struct rec_event *e = &r->col.events[i];
-			char *full;
+	for (i = 0; i < nr; i++) {
+		c[i].cpu = i;
+		c[i].st = v[i];
+	}
+	return c;
+}
 
-			if (!e->trigger)
-				continue;
-			full = xasprintf("%s:%s", e->system, e->name);
-			json_object_array_add(a, jstr(full));
-			free(full);
-		}
-		add(st, "events", a);
-		add(st, "trigger_form", jstr("conditional"));
-		add(st, "block_position", jstr("after"));
-		add(o, "stack", st);
-	} else {
-		add(o, "stack", NULL);
-	}
-	add(o, "clock", jstr(r->clock));
-	add(o, "buffer_size_kb", r->buffer_kb ? ju64(r->buffer_kb) : NULL);
-	add(o, "record_tgid", json_object_new_boolean(r->record_tgid));
-	add(o, "event_fork", json_object_new_boolean(r->event_fork));
-	add(o, "tgid", r->tgid ? json_object_new_int(r->tgid) : NULL);
-	a = json_object_new_array();
-	for (i = 0; i < r->nr_pids; i++)
-		json_object_array_add(a, json_object_new_int(r->pids[i]));
-	add(o, "set_event_pid", a);
-	add(o, "command", command_json(r));
-	add(o, "start_time", trace_status_json_time(&r->start_rt));
-	add(o, "start_clock_ns", r->started ? ju64(r->start_mono_ns) : NULL);
-	add(o, "stop_time", r->stopped ? trace_status_json_time(&r->stop_rt) : NULL);
-	add(o, "stop_clock_ns", r->stopped ? ju64(r->stop_mono_ns) : NULL);
-	add(o, "compression", jstr(chunk_compress_name(op->compress)));
-	lim = json_object_new_object();
-	add(lim, "lines", op->limits.lines ? ju64(op->limits.lines) : NULL);
-	add(lim, "bytes", op->limits.bytes ? ju64(op->limits.bytes) : NULL);
-	add(lim, "seconds", op->limits.usecs ?
-	    json_object_new_double((double)op->limits.usecs / 1e6) : NULL);
-	add(o, "chunk_limits", lim);
-	add(o, "chunks", chunks_json(r));
-	add(o, "binary", binary_json(r));
-	add(o, "nr_cpus", r->col.nr_cpus ? json_object_new_int(r->col.nr_cpus) : NULL);
-	a = json_object_new_object();
-	add(a, "start", r->stats_start ? stats_json(r->stats_start, r->col.nr_cpus) : NULL);
-	add(a, "end", r->stopped && r->stats_end ?
-	    stats_json(r->stats_end, r->col.nr_cpus) : NULL);
-	add(o, "stats", a);
-	lost = lost_json(r, &produced);
+/* @st: what @r says, borrowing @r's strings: release @st before @r changes. */
+static void fill(struct record *r, struct trace_status *st)
+{
+	struct record_opts *op = r->opts;
+	int live = !strcmp(r->mode, "text") || !strcmp(r->mode, "binary");
 
-	tot = json_object_new_object();
-	if (r->cw_live) {
-		for (i = 0; i < r->cw.nr_chunks; i++)
-			stored += r->cw.chunks[i].stored_bytes;
-		add(tot, "chunks", ju64(r->cw.nr_chunks));
-		add(tot, "lines", ju64(r->cw.lines));
-		add(tot, "events", ju64(r->cw.events));
-		add(tot, "bytes", ju64(r->cw.bytes));
-		add(tot, "stored_bytes", ju64(stored));
-		add(tot, "unterminated_last_line", json_object_new_boolean(r->cw.unterminated));
-		add(tot, "overlong_lines", ju64(r->cw.overlong_lines));
-		events = r->cw.events;
+	trace_status_init(st);
+	st->state = r->state;
+	st->stop_reason = r->stop_reason;
+	st->error = r->error;
+	st->mmlock_version = MMLOCK_VERSION;
+	st->command_line = xcalloc((size_t)r->argc + 1, sizeof(*st->command_line));
+	memcpy(st->command_line, r->argv, (size_t)r->argc * sizeof(*r->argv));
+	st->nr_command_line = r->argc;
+	st->kernel_release = r->kernel_release;
+	st->mode = r->mode;
+	st->tracefs = r->col.tracing_dir;
+	st->instance = r->col.tracing_dir ? r->col.name : NULL;
+	st->event_set = r->event_set;
+	st->event_source = r->event_source;
+	st->module_caps = r->module_caps;
+	st->module_version = r->module_version;
+	fill_events(r, st);
+	st->filter = trace_status_keep(st, filter_summary(r));
+	if (live)
+		fill_sysctls(st);
+	st->clock = r->clock;
+	st->buffer_kb = (struct ts_count){ r->buffer_kb, r->buffer_kb != 0 };
+	st->record_tgid = r->record_tgid;
+	st->event_fork = r->event_fork;
+	st->tgid = r->tgid;
+	st->pids = xcalloc(r->nr_pids + 1, sizeof(*st->pids));
+	if (r->nr_pids)
+		memcpy(st->pids, r->pids, r->nr_pids * sizeof(*r->pids));
+	st->nr_pids = (int)r->nr_pids;
+	fill_command(r, st);
+	st->start_time = trace_status_keep(st, trace_status_time(&r->start_rt));
+	st->start_clock_ns = (struct ts_count){ r->start_mono_ns, r->started };
+	if (r->stopped)
+		st->stop_time = trace_status_keep(st, trace_status_time(&r->stop_rt));
+	st->stop_clock_ns = (struct ts_count){ r->stop_mono_ns, r->stopped };
+	st->compression = chunk_compress_name(op->compress);
+	st->limit_lines = op->limits.lines;
+	st->limit_bytes = op->limits.bytes;
+	st->limit_seconds = (double)op->limits.usecs / 1e6;
+	fill_chunks(r, st);
+	fill_binary(r, st);
+	st->nr_cpus = r->col.nr_cpus;
+	if (r->stats_start) {
+		st->stats_start = cpus_of(r->stats_start, r->col.nr_cpus);
+		st->nr_stats_start = r->col.nr_cpus;
 	}
-	if (r->bin_live) {
-		for (k = 0; k < r->bin.nr_cpus; k++) {
-			events += r->bin.cpus[k].events;
-			stored += r->bin.cpus[k].bytes;
-		}
-		add(tot, "events", ju64(events));
-		add(tot, "stored_bytes", ju64(stored));
+	if (r->stopped && r->stats_end) {
+		st->stats_end = cpus_of(r->stats_end, r->col.nr_cpus);
+		st->nr_stats_end = r->col.nr_cpus;
 	}
-	add(o, "totals", tot);
-	add(o, "produced_events", r->stopped && r->stats_end ? ju64(produced) : NULL);
-	add(o, "lost_events", lost);
-	return o;
+	fill_lost(r, st);
 }
 
 /*
  * --from-binary: what the capture was (events, filters, clock, command,
  * times) and what the kernel counted (stats, produced, lost) come from the
  * binary capture's trace.status; the chunks and totals are the decoder's.
+ * Arrays are copied: the source is written again with every status.
  */
-static void overlay_source(struct record *r, struct json_object *o)
-{
-	static const char *const keys[] = {
-		"kernel_release", "tracefs", "instance", "event_set", "event_source",
-		"module_caps", "module_version", "events", "events_missing",
-		"filter",
-		"stack_position", "sysctls", "stack", "clock", "buffer_size_kb", "record_tgid",
-		"event_fork", "tgid", "set_event_pid", "command", "start_time", "start_clock_ns",
-		"stop_time", "stop_clock_ns", "nr_cpus", "stats", "produced_events", "lost_events",
-	};
-	struct json_object *src = json_object_new_object(), *v;
-	size_t i;
+#define COPY(f, n)	do { free(st->f); st->f = memdup_array(src->f, (size_t)(src->n > 0 ? src->n : 0), \
+						    sizeof(*st->f)); st->n = src->n; } while (0)
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (json_object_object_get_ex(r->source, keys[i], &v))
-			add(o, keys[i], json_object_get(v));
+static void overlay_source(struct record *r, struct trace_status *st)
+{
+	const struct trace_status *src = r->source;
+
+	st->kernel_release = src->kernel_release;
+	st->tracefs = src->tracefs;
+	st->instance = src->instance;
+	st->event_set = src->event_set;
+	st->event_source = src->event_source;
+	st->module_caps = src->module_caps;
+	st->module_version = src->module_version;
+	COPY(events, nr_events);
+	COPY(ev, nr_events);
+	if (!src->ev) {
+		free(st->ev);
+		st->ev = NULL;
 	}
-	add(src, "dir", jstr(r->source_dir));
-	add(src, "damaged_pages", ju64(r->bad_pages));
-	add(src, "mode", json_object_object_get_ex(r->source, "mode", &v) ?
-	    json_object_get(v) : NULL);
-	add(src, "state", json_object_object_get_ex(r->source, "state", &v) ?
-	    json_object_get(v) : NULL);
-	add(src, "binary", json_object_object_get_ex(r->source, "binary", &v) ?
-	    json_object_get(v) : NULL);
-	add(o, "source", src);
+	COPY(events_missing, nr_events_missing);
+	st->filter = src->filter;
+	st->stack_position = src->stack_position;
+	st->has_sysctls = src->has_sysctls;
+	st->no_retry = src->no_retry;
+	st->retry_vma_lock = src->retry_vma_lock;
+	st->has_stack = src->has_stack;
+	COPY(stack_events, nr_stack_events);
+	st->stack_trigger_form = src->stack_trigger_form;
+	st->stack_block_position = src->stack_block_position;
+	st->clock = src->clock;
+	st->buffer_kb = src->buffer_kb;
+	st->record_tgid = src->record_tgid;
+	st->event_fork = src->event_fork;
+	st->tgid = src->tgid;
+	COPY(pids, nr_pids);
+	st->has_command = src->has_command;
+	COPY(cmd_argv, cmd_argc);
+	st->cmd_pid = src->cmd_pid;
+	st->cmd_exit_code = src->cmd_exit_code;
+	st->cmd_signal = src->cmd_signal;
+	st->start_time = src->start_time;
+	st->start_clock_ns = src->start_clock_ns;
+	st->stop_time = src->stop_time;
+	st->stop_clock_ns = src->stop_clock_ns;
+	st->nr_cpus = src->nr_cpus;
+	COPY(stats_start, nr_stats_start);
+	if (!src->stats_start) {
+		free(st->stats_start);
+		st->stats_start = NULL;
+	}
+	COPY(stats_end, nr_stats_end);
+	if (!src->stats_end) {
+		free(st->stats_end);
+		st->stats_end = NULL;
+	}
+	st->produced = src->produced;
+	free(st->lost_events.per_cpu);
+	st->lost_events = src->lost_events;
+	st->lost_events.per_cpu = memdup_array(src->lost_events.per_cpu,
+					       (size_t)src->lost_events.nr_per_cpu,
+					       sizeof(*src->lost_events.per_cpu));
+	st->lost = src->lost;
+	st->source.present = 1;
+	st->source.dir = r->source_dir;
+	st->source.damaged_pages = r->bad_pages;
+	st->source.mode = src->mode;
+	st->source.state = src->state;
+	st->source.binary = src->binary;
+	st->source.binary.files = memdup_array(src->binary.files, (size_t)src->binary.nr_files,
+					       sizeof(*src->binary.files));
+}
+
+/* @st: what trace.status says of @r now (a --from-binary run: its source's too) */
+static void status_of(struct record *r, struct trace_status *st)
+{
+	fill(r, st);
+	if (r->source)
+		overlay_source(r, st);
+}
+
+struct json_object *record_status_json(struct record *r)
+{
+	struct trace_status st;
+	struct json_object *o;
+
+	status_of(r, &st);
+	o = trace_status_to_json(&st);
+	trace_status_release(&st);
+	return o;
 }
 
 int record_write_status(struct record *r)
 {
-	struct json_object *o;
+	struct trace_status st;
 	int ret, err;
 
 	if (r->outdir_fd < 0) {
 		errno = EBADF;
 		return -1;
 	}
-	o = build(r);
-	if (r->source)
-		overlay_source(r, o);
-	/* trace.status.XXXXXX.tmp, fsync, rename: never over anything but a file */
-	ret = json_write_at(r->outdir_fd, STATUS_NAME, o, 1, OUTFILE_REGULAR_ONLY);
+	status_of(r, &st);
+	ret = trace_status_write_at(&st, r->outdir_fd, OUTFILE_REGULAR_ONLY);
 	err = errno;
-	json_object_put(o);
+	trace_status_release(&st);
 	errno = err;
 	return ret;
 }
