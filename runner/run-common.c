@@ -4,6 +4,7 @@
  * fault policies, folding a workload's own report into its summary, and the
  * table of verdicts with faults per MiB read beside stock's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -235,15 +236,30 @@ static void check_kernel_delay(json_object *o, json_object *notes, json_object *
  * "filter_pids", "workload_tgid", "filtered_to_workload", "scope", "kernel_delay": {...} | null, "target_vma": {...}
  * | null, "notes": [...]}.
  */
+/* An address as the summary and the workloads print it (%lx): 0, or -1 when @v holds none. */
+static int hex_address(json_object *v, uint64_t *addr)
+{
+	const char *s = v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) :
+			NULL;
+	char *end;
+
+	if (!s || !isxdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*addr = strtoull(s, &end, 16);
+	return errno || *end ? -1 : 0;
+}
+
 static json_object *contract_checks(json_object *sum, json_object *report, json_object *kd)
 {
 	json_object *o = json_object_new_object(), *notes = json_object_new_array(), *v;
 	const char *target = NULL;
+	uint64_t target_addr = 0;
 
 	check_kernel_delay(o, notes, kd);
 	check_filter(o, notes, sum, report);
 	v = json_path(report, "result.map_start");
-	if (v && json_object_is_type(v, json_type_string))
+	if (!hex_address(v, &target_addr))
 		target = json_object_get_string(v);
 	if (target) {
 		json_object *pairs = json_path(sum, "contention.top_pairs"), *t = json_object_new_object();
@@ -251,10 +267,11 @@ static json_object *contract_checks(json_object *sum, json_object *report, json_
 
 		for (size_t i = 0; pairs && i < json_object_array_length(pairs); i++) {
 			json_object *start = json_path(json_object_array_get_idx(pairs, i), "vm_start");
+			uint64_t addr;
 
-			if (!start || !json_object_is_type(start, json_type_string))
+			if (hex_address(start, &addr))
 				continue;	/* a stock capture names no VMA */
-			if (!strcmp(json_object_get_string(start), target))
+			if (addr == target_addr)
 				on++;
 			else
 				elsewhere++;

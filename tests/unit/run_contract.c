@@ -79,6 +79,15 @@ int main(void)
 	json_object_put(sum);
 	json_object_put(row);
 
+	/* addresses compared as numbers: the same VMA however its hex is written */
+	row = merge(on_target, "{\"tgid\": 42, \"result\": {\"map_start\": \"0x07F0000001000\"}}", &sum);
+	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
+	CHECK(cc && json_object_get_int64(at(cc, "target_vma", "top_pairs_on_it")) == 1 &&
+	      json_object_get_int64(at(cc, "target_vma", "top_pairs_elsewhere")) == 0,
+	      "contract: the workload's VMA written 0x07F0000001000 is the pairs' 7f0000001000");
+	json_object_put(sum);
+	json_object_put(row);
+
 	row = merge(unfiltered, report, &sum);
 	cc = at(at(sum, "workload_report", NULL), "contract_checks", NULL);
 	CHECK(cc && !json_object_get_boolean(at(cc, "ok", NULL)) && !json_object_get_boolean(at(cc, "filtered", NULL)) &&
