@@ -253,6 +253,10 @@ struct slab {
 struct analysis {
 	struct analysis_opts	opts;
 	struct slab		ival_slab, mmslot_slab;
+	struct task		*last_task;	/* the task found last (task_find()) */
+	int			epochs_moved;	/* a [LOST] marker moved an epoch */
+	struct bucket		*bucket_cache;	/* emptied buckets, kept for reuse */
+	unsigned int		nr_bucket_cache;
 	uint64_t		seed;		/* of every hash */
 	struct htab		tasks;		/* by pid */
 	size_t			nr_tasks;

@@ -30,13 +30,40 @@ const char *const slot_anomaly_names[SA_NR] = {
 
 /* ---- small helpers ------------------------------------------------------ */
 
+/*
+ * A call comes and goes with nearly every fault: the last ones freed are
+ * kept for the next (a few hundred KiB at most), off malloc's hot path.
+ */
+#define CALL_CACHE	1024
+
+static _Thread_local struct call *call_cache;
+static _Thread_local unsigned int nr_call_cache;
+
 static struct call *call_new(uint64_t ts)
 {
-	struct call *c = xcalloc(1, sizeof(*c));
+	struct call *c = call_cache;
 
+	if (c) {
+		call_cache = *(struct call **)c;
+		nr_call_cache--;
+		memset(c, 0, sizeof(*c));
+	} else {
+		c = xcalloc(1, sizeof(*c));
+	}
 	c->refs = 1;
 	c->ts = ts;
 	return c;
+}
+
+static void call_cache_release(void)
+{
+	struct call *c;
+
+	while ((c = call_cache)) {
+		call_cache = *(struct call **)c;
+		free(c);
+	}
+	nr_call_cache = 0;
 }
 
 static struct call *call_get(struct call *c)
@@ -50,7 +77,13 @@ static void call_put(struct call *c)
 {
 	if (c && !--c->refs) {
 		free(c->wpids);
-		free(c);
+		if (nr_call_cache < CALL_CACHE) {
+			*(struct call **)c = call_cache;
+			call_cache = c;
+			nr_call_cache++;
+		} else {
+			free(c);
+		}
 	}
 }
 
@@ -247,7 +280,15 @@ static int task_eq(const void *item, const void *key)
 
 static struct task *task_find(struct analysis *an, int pid)
 {
-	return htab_find(&an->tasks, hash_mix(an->seed, (uint64_t)pid), task_eq, &pid);
+	struct task *t = an->last_task;
+
+	/* the next event is most often the same task's */
+	if (t && t->pid == pid)
+		return t;
+	t = htab_find(&an->tasks, hash_mix(an->seed, (uint64_t)pid), task_eq, &pid);
+	if (t)
+		an->last_task = t;
+	return t;
 }
 
 static void idle_unlink(struct analysis *an, struct task *t)
@@ -269,6 +310,8 @@ static void idle_unlink(struct analysis *an, struct task *t)
 
 static void task_free(struct analysis *an, struct task *t)
 {
+	if (an->last_task == t)
+		an->last_task = NULL;
 	idle_unlink(an, t);
 	htab_del(&an->tasks, hash_mix(an->seed, (uint64_t)t->pid), t);
 	an->nr_tasks--;
@@ -521,7 +564,15 @@ static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv,
 	bucket_key_of(&k, list, kind, iv);
 	b = bucket_find(an, &k);
 	if (!b) {
-		b = xcalloc(1, sizeof(*b));
+		b = an->bucket_cache;
+		if (b) {
+			/* its member array is kept: ready for as many members again */
+			an->bucket_cache = *(struct bucket **)b->v;
+			an->nr_bucket_cache--;
+			b->head = b->n = 0;
+		} else {
+			b = xcalloc(1, sizeof(*b));
+		}
 		b->key = k;
 		copy_str(b->dev, sizeof(b->dev), k.dev);
 		b->key.dev = b->dev;
@@ -542,6 +593,9 @@ static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv,
 	b->v[b->n++] = iv;
 	iv->bk[slot] = b;
 }
+
+/* Emptied buckets kept for reuse: keys come back (the same mm, vma and file). */
+#define BUCKET_CACHE	256
 
 /* Take @iv out of its buckets; it is their oldest member (pruning goes in closing order). */
 static void bucket_remove(struct analysis *an, struct ival *iv)
@@ -567,8 +621,15 @@ static void bucket_remove(struct analysis *an, struct ival *iv)
 		}
 		if (b->head == b->n) {
 			htab_del(&an->buckets, b->hash, b);
-			free(b->v);
-			free(b);
+			if (an->nr_bucket_cache < BUCKET_CACHE) {
+				/* the link lives in its (empty) member array */
+				*(struct bucket **)b->v = an->bucket_cache;
+				an->bucket_cache = b;
+				an->nr_bucket_cache++;
+			} else {
+				free(b->v);
+				free(b);
+			}
 		}
 	}
 }
@@ -2050,7 +2111,7 @@ static uint64_t *epoch_slot(struct analysis *an, int cpu, int create)
 
 static uint64_t cpu_epoch(struct analysis *an, int cpu)
 {
-	uint64_t *e = epoch_slot(an, cpu, 0);
+	uint64_t *e = an->epochs_moved ? epoch_slot(an, cpu, 0) : NULL;
 
 	return e ? *e : 0;
 }
@@ -2058,6 +2119,7 @@ static uint64_t cpu_epoch(struct analysis *an, int cpu)
 static void truncate_cpu(struct analysis *an, int cpu)
 {
 	++*epoch_slot(an, cpu, 1);
+	an->epochs_moved = 1;
 }
 
 static int truncated(struct analysis *an, int cpu, uint64_t epoch)
@@ -2067,6 +2129,8 @@ static int truncated(struct analysis *an, int cpu, uint64_t epoch)
 
 static void settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
 {
+	if (!an->epochs_moved)
+		return;		/* every epoch is still 0: nothing can be truncated */
 	if (s->wait && truncated(an, s->wait->cpu, s->wait->epoch)) {
 		if (s->acq && s->acq->start == s->wait->start)
 			drop_acq(an, s);
@@ -2090,6 +2154,8 @@ static void settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
 
 static void settle_task(struct analysis *an, struct task *t)
 {
+	if (!an->epochs_moved)
+		return;		/* every epoch is still 0: nothing can be truncated */
 	if (t->stack_target && truncated(an, t->stack_target_cpu, t->stack_target_epoch))
 		stack_target_put(t);	/* its block, if any, follows the loss */
 	if (t->fw && truncated(an, t->fw->cpu, t->fw->epoch)) {
@@ -2452,6 +2518,14 @@ void analysis_free(struct analysis *an)
 	free(items);
 	htab_release(&an->epochs);
 	htab_release(&an->buckets);	/* emptied with the lists */
+	while (an->bucket_cache) {
+		struct bucket *b = an->bucket_cache;
+
+		an->bucket_cache = *(struct bucket **)b->v;
+		free(b->v);
+		free(b);
+	}
+	call_cache_release();
 	htab_release(&an->caller_index);
 	free(an->callers);
 	for (l = 0; l < an->nr_swriters; l++)

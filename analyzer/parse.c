@@ -15,6 +15,10 @@
 #include "lost.h"
 #include "parse.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 const struct parse_field_desc parse_fields[PF_NR] = {
 #define PARSE_FIELD_DESC(id, key, conv) [PF_##id] = { #key, PCONV_##conv },
 	PARSE_FIELDS(PARSE_FIELD_DESC)
@@ -76,6 +80,22 @@ static uint64_t nonzero_bytes(uint64_t x)
  */
 static inline char *scan_bytes(char *s, const char *end, char a, char b, int stop)
 {
+#ifdef __SSE2__
+	/* sixteen bytes at a time: most values end within the first sixteen */
+	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+
+	while (s + 16 <= end + 1) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)s);
+		unsigned int ab = (unsigned int)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, va),
+									 _mm_cmpeq_epi8(x, vb)));
+		unsigned int m = stop ? ab | (unsigned int)_mm_movemask_epi8(
+					_mm_cmpeq_epi8(x, _mm_setzero_si128())) : ~ab & 0xffff;
+
+		if (m)
+			return s + __builtin_ctz(m);
+		s += 16;
+	}
+#endif
 #ifdef SWAR
 	while (s + 8 <= end + 1) {
 		uint64_t x = load8(s);
@@ -132,7 +152,7 @@ static unsigned int name_slot(const struct name_slot *t, const char *s, size_t l
 	unsigned int i;
 
 	for (i = name_hash(s, len); t[i].name; i = (i + 1) & (NAME_SLOTS - 1))
-		if (t[i].len == len && same_bytes(t[i].name, s, len))
+		if (t[i].len == len && !memcmp(t[i].name, s, len))
 			break;
 	return i;
 }
@@ -302,6 +322,19 @@ static int word_id(const char *const *words, const char *v)
 	return -1;
 }
 
+/* word_id() of the @n bytes at @v. */
+static int word_id_n(const char *const *words, const char *v, size_t n)
+{
+	int i;
+
+	if (n == 7 && !memcmp(v, "unknown", 7))
+		return PARSE_WORD_UNKNOWN;
+	for (i = 0; words[i]; i++)
+		if (words[i][0] == v[0] && !strncmp(words[i], v, n) && !words[i][n])
+			return i;
+	return -1;
+}
+
 static void convert(struct parsed_line *out, enum parse_field f, const char *end)
 {
 	const char *v = out->str[f];
@@ -385,9 +418,9 @@ static const char *skip_spaces(const char *s)
 	return s;
 }
 
+/* @s: the line from its first byte that is no blank */
 static int parse_header(const char *s)
 {
-	s = skip_spaces(s);
 	switch (*s) {
 	case '\0':
 	case '#':
@@ -471,17 +504,102 @@ static int pat_match(const struct key_pat *k, const char *tok)
 	return !((load8(tok) ^ k->w[0]) & k->m[0]) && !((load8(tok + 8) ^ k->w[1]) & k->m[1]);
 }
 
+static int is_end(char c)
+{
+	return c == ' ' || !c;
+}
+
+/*
+ * convert() of a value whose end is not written yet, for the forms the
+ * kernel prints: plain digits, 0/1/true/false, a fault_lock word.  A value
+ * ends at the next space or NUL (a number's conversion stops there either
+ * way); a word is read to the next space, and if a later token turns out
+ * to continue the value, split_payload() converts it again.  Return: the
+ * first space or NUL at or after @v when this found it, NULL when the field
+ * is to be converted once the line is split (and its end searched for).
+ */
+static char *convert_early(struct parsed_line *out, enum parse_field f, char *v, const char *end)
+{
+	unsigned int i;
+	uint64_t x;
+	char *e;
+
+	switch (parse_fields[f].conv) {
+	case PCONV_HEX:
+		if (hex_val[(unsigned char)v[0]] < 0 || (v[0] == '0' && (v[1] | 0x20) == 'x'))
+			return NULL;
+#ifdef HEX_WORDS
+		if (v + 16 <= end) {
+			uint64_t m0 = ~hex_valid(load8(v)) & HIGHS, m1;
+			unsigned int n;
+
+			if (m0) {
+				n = (unsigned int)__builtin_ctzll(m0) >> 3;
+				out->num[f] = hex_pack(load8(v), n);
+				return is_end(v[n]) ? v + n : NULL;
+			}
+			m1 = ~hex_valid(load8(v + 8)) & HIGHS;
+			if (!m1 && hex_val[(unsigned char)v[16]] >= 0)
+				return NULL;	/* more than 16 digits: saturation */
+			n = m1 ? (unsigned int)__builtin_ctzll(m1) >> 3 : 8;
+			out->num[f] = n ? hex_pack(load8(v), 8) << (4 * n) | hex_pack(load8(v + 8), n) :
+				      hex_pack(load8(v), 8);
+			return is_end(v[8 + n]) ? v + 8 + n : NULL;
+		}
+#endif
+		for (x = 0, i = 0; i < 16 && hex_val[(unsigned char)v[i]] >= 0; i++)
+			x = x << 4 | (uint64_t)hex_val[(unsigned char)v[i]];
+		if (i == 16)
+			return NULL;
+		out->num[f] = x;
+		return is_end(v[i]) ? v + i : NULL;
+	case PCONV_DEC:
+		for (x = 0, i = 0; i < 18 && is_digit(v[i]); i++)
+			x = x * 10 + (uint64_t)(v[i] - '0');
+		if (!i || i == 18)
+			return NULL;
+		out->num[f] = x;
+		out->num_ok |= 1u << f;
+		return is_end(v[i]) ? v + i : NULL;
+	case PCONV_BOOL:
+		if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
+			out->num[f] = v[0] == '1';
+			return v + 1;
+		}
+		if (v[0] == 't' && v[1] == 'r' && v[2] == 'u' && v[3] == 'e' && is_end(v[4])) {
+			out->num[f] = 1;
+			return v + 4;
+		}
+		if (v[0] == 'f' && !strncmp(v, "false", 5) && is_end(v[5])) {
+			out->num[f] = 0;
+			return v + 5;
+		}
+		return NULL;
+	case PCONV_LOCK:
+		e = find_space(v, end);
+		out->num[f] = (uint64_t)(int64_t)word_id_n(mmlock_words_fault_lock, v,
+							   (size_t)(e - v));
+		return e;
+	case PCONV_STR:
+		break;
+	}
+	return NULL;
+}
+
 /*
  * KEY=VALUE pairs, VALUE running to the next KEY=.  A custom event prints
  * its fields in the contract's order: the key expected next is compared
  * whole (two words), and only a key out of that order is scanned and looked
  * up; both find the same key.
  */
-static void split_payload(char *p, const char *end, int id, struct parsed_line *out)
+static char *split_payload(char *p, const char *end, int id, struct parsed_line *out)
 {
 	const struct key_pat *pk = id >= 0 && id < MMLOCK_EV_NR ? pred[id] : NULL;
 	unsigned int k = 0, nk = pk ? nr_pred[id] : 0, j;
-	char *tok = p, *sp, *eq;
+	/* fields to convert once split: not converted early, or their value went on */
+	uint32_t later = 0, m;
+	int last = -1;		/* the field the previous key set, -1 none */
+	char *tok = p, *sp, *eq, *pid_end = NULL;
 
 	while (*tok) {
 		int room = out->nr_fields < PARSE_MAX_FIELDS, f, wide = tok + 16 <= end + 1;
@@ -499,6 +617,8 @@ static void split_payload(char *p, const char *end, int id, struct parsed_line *
 				;
 			if (*eq != '=' || eq == tok || !room) {
 				/* a continuation of the previous value ("[module]", spaces) */
+				if (last >= 0)
+					later |= 1u << last;
 				sp = find_space(eq, end);
 				if (!*sp)
 					break;
@@ -519,7 +639,19 @@ static void split_payload(char *p, const char *end, int id, struct parsed_line *
 		out->keys[out->nr_fields] = tok;
 		out->vals[out->nr_fields] = eq + 1;
 		out->nr_fields++;
-		set_field(out, f, eq + 1);
+		sp = NULL;
+		last = -1;
+		if (f >= 0 && !(out->have >> f & 1)) {
+			/* the first value of a field is its value, as parsed_get() finds it */
+			out->have |= 1u << f;
+			out->str[f] = eq + 1;
+			last = f;
+			sp = convert_early(out, (enum parse_field)f, eq + 1, end);
+			if (!sp && parse_fields[f].conv != PCONV_STR)
+				later |= 1u << f;
+			if (f == PF_PID && out->nr_fields == 1)
+				pid_end = sp;
+		}
 		/*
 		 * The stock mmap_lock events of kernels <= 6.13 print the
 		 * memcg's cgroup path with a bare %s: "" without a memcg,
@@ -535,11 +667,19 @@ static void split_payload(char *p, const char *end, int id, struct parsed_line *
 			tok = sp + 1;
 			continue;
 		}
-		sp = find_space(eq + 1, end);
+		if (!sp)
+			sp = find_space(eq + 1, end);
 		if (!*sp)
 			break;
 		tok = sp + 1;
 	}
+	for (m = later & out->have; m; m &= m - 1) {
+		enum parse_field f = (enum parse_field)__builtin_ctz(m);
+
+		out->num_ok &= ~(1u << f);
+		convert(out, f, end);
+	}
+	return pid_end;
 }
 
 /*
@@ -626,13 +766,19 @@ static void check_stock(struct parsed_line *out)
  * (No other event that prints pid= first, task_newtask say, has one outside
  * it either.)
  */
-static void check_pid(struct parsed_line *out)
+static void check_pid(struct parsed_line *out, const char *pid_end)
 {
 	const char *v;
 	uint64_t n = 0;
 
 	/* version 1 prints it first, and only there does it name the task */
-	if (out->kind != LINE_EVENT || !out->nr_fields || strcmp(out->keys[0], "pid"))
+	if (out->kind != LINE_EVENT || !out->nr_fields)
+		return;
+	v = out->keys[0];
+	if (v[0] != 'p' || v[1] != 'i' || v[2] != 'd' || v[3])
+		return;
+	/* converted while splitting, digits up to the value's end: its number decides */
+	if (pid_end && !*pid_end && out->num[PF_PID] <= INT_MAX)
 		return;
 	/* what strtoll() accepts whole, without a sign or blanks, up to INT_MAX */
 	for (v = out->vals[0]; isdigit((unsigned char)*v) && n <= INT_MAX; v++)
@@ -650,7 +796,7 @@ void parse_line(char *line, struct parsed_line *out)
 
 void parse_line_n(char *line, size_t len, struct parsed_line *out)
 {
-	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon;
+	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon, *pid_end = NULL;
 	/* a NUL inside ends the line all the same: scans stop at any NUL */
 	const char *end = line + len;
 	int space;
@@ -672,11 +818,11 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	out->nr_fields = 0;
 	if (!tables_ready)
 		tables_fill();
-	if (parse_header(line)) {
+	p = skip_blanks(line, end);
+	if (parse_header(p)) {
 		out->kind = LINE_HEADER;
 		return;
 	}
-	p = skip_blanks(line, end);
 	if (p[0] == '=' && p[1] == '>' && p[2] == ' ') {
 		out->kind = LINE_FRAME;
 		out->frame = p + 3;
@@ -748,17 +894,10 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	ts_end = find_byte2(ts, end, ':', ' ');
 	if (*ts_end == ' ') {
 		/* that token was the latency flags (or the line has no ':') */
-		char *sp = ts_end;
-
-		ts_end = strchr(sp, ':');
-		if (!ts_end) {
-			out->what = "a TIMESTAMP: after the CPU";
-			return;
-		}
-		ts = (char *)skip_spaces(sp);
+		ts = skip_blanks(ts_end, end);
 		ts_end = strchr(ts, ':');
 		if (!ts_end) {
-			out->what = "a TIMESTAMP: after the flags";
+			out->what = "a TIMESTAMP: after the CPU";
 			return;
 		}
 	} else if (!*ts_end) {
@@ -815,10 +954,9 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 		return;
 	}
 	if (colon[1])
-		split_payload(colon + 2, end, out->id, out);
-	convert_fields(out, end);
+		pid_end = split_payload(colon + 2, end, out->id, out);
 	check_stock(out);
-	check_pid(out);
+	check_pid(out, pid_end);
 }
 
 const char *parsed_get(const struct parsed_line *pl, const char *key)

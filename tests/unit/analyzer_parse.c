@@ -168,6 +168,86 @@ int main(void)
 		}
 		CHECK(!bad, "hex and decimal fields read as strtoull/strtoll read them (20000 values)");
 	}
+	/* fields converted while the payload is split, then a later token continues the value */
+	parse("  r-7 [001] .....  1.000001: mmap_lock_wait_end: pid=7 tgid=5 x prio=120 [m] mm=1f y write=1 z success=true waited_ns=1");
+	CHECK(pl.kind == LINE_EVENT && pl_dec(&pl, PF_TGID, -1) == 5 &&
+	      pl_dec(&pl, PF_PRIO, -1) == 120 && pl_hex(&pl, PF_MM) == 0x1f &&
+	      !pl_bool(&pl, PF_WRITE) && pl_bool(&pl, PF_SUCCESS) &&
+	      !strcmp(parsed_get(&pl, "write"), "1 z"),
+	      "a value continued by a token that is no key: numbers as before, \"1 z\" is not true");
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=3 reason=io lock=vma extra");
+	CHECK(pl.kind == LINE_EVENT && pl_lock(&pl, PF_LOCK) == -1 && pl_str(&pl, PF_LOCK) &&
+	      !strcmp(pl_str(&pl, PF_LOCK), "vma extra"), "lock=\"vma extra\" is no fault_lock word");
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 junk tgid=5");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "pid=N"), "version 1 pid=\"7 junk\" is malformed");
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=2147483648 tgid=5");
+	CHECK(pl.kind == LINE_MALFORMED, "version 1 pid past INT_MAX is malformed");
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=0002147483647");
+	CHECK(pl.kind == LINE_EVENT && pl_dec(&pl, PF_PID, -1) == 2147483647LL,
+	      "version 1 pid with leading zeros, INT_MAX, at the line's end");
+	{
+		/* every typed field as its text, once split, reads: random tokens and spacing */
+		static const char *const vals[] = {
+			"0", "1", "12", "true", "false", "vma", "mmap", "unknown", "7f00", "-3", "",
+			"x", "[m]", "00000000aaaa0001", "ffffffffffffffffff", "0x1f", "1 2", "vma  1",
+		};
+		static const char *const keys[] = {
+			"pid", "tgid", "prio", "mm", "vma", "address", "lock", "write", "success",
+			"major", "ino", "dev", "reason",
+		};
+		unsigned int seed = 777, bad = 0, n;
+		char line[600];
+
+		for (n = 0; n < 20000; n++) {
+			int len, j, nk;
+
+			len = snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: %s:",
+				       n % 2 ? "filemap_fault_end" : "mmap_lock_wait_end");
+			seed = seed * 1103515245 + 12345;
+			nk = (int)(seed >> 16) % 9;
+			for (j = 0; j < nk; j++) {
+				seed = seed * 1103515245 + 12345;
+				len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%s",
+						keys[(seed >> 8) % (sizeof(keys) / sizeof(keys[0]))],
+						vals[(seed >> 16) % (sizeof(vals) / sizeof(vals[0]))]);
+			}
+			parse(line);
+			if (pl.kind != LINE_EVENT)
+				continue;
+			for (j = 0; j < PF_NR; j++) {
+				const char *v = pl_str(&pl, (enum parse_field)j);
+				long long d;
+				char *end;
+				int w;
+
+				if (!v)
+					continue;
+				switch (parse_fields[j].conv) {
+				case PCONV_HEX:
+					bad += pl_hex(&pl, (enum parse_field)j) != strtoull(v, NULL, 16);
+					break;
+				case PCONV_DEC:
+					d = strtoll(v, &end, 10);
+					bad += pl_dec(&pl, (enum parse_field)j, -7) != (*v && end != v ? d : -7);
+					break;
+				case PCONV_BOOL:
+					bad += pl_bool(&pl, (enum parse_field)j) !=
+					       (!strcmp(v, "1") || !strcmp(v, "true"));
+					break;
+				case PCONV_LOCK:
+					w = !strcmp(v, "unknown") ? PARSE_WORD_UNKNOWN : -1;
+					for (d = 0; w == -1 && mmlock_words_fault_lock[d]; d++)
+						if (!strcmp(mmlock_words_fault_lock[d], v))
+							w = (int)d;
+					bad += pl_lock(&pl, (enum parse_field)j) != w;
+					break;
+				case PCONV_STR:
+					break;
+				}
+			}
+		}
+		CHECK(!bad, "typed fields equal their text's conversion (20000 random payloads)");
+	}
 	{
 		static const enum parse_conv of_fmt[] = {
 			[MMLOCK_FMT_DEC] = PCONV_DEC, [MMLOCK_FMT_HEX] = PCONV_HEX,
