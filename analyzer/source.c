@@ -72,6 +72,7 @@ struct slot {
 	enum slot_kind		kind;
 	int			pf;		/* enum parse_field, -1 for SK_GUARD */
 	struct tep_format_field	*field;
+	int			offset, size;	/* the field's, read once */
 	int			sign;		/* %d: sign-extend from bits */
 	int			bits;		/* width printed: 32 or 64 */
 	int			with_off;	/* %pS (not %ps): +0xOFF */
@@ -329,6 +330,8 @@ static struct slot *slot_add(struct tev *t, int pf, enum slot_kind kind,
 	sl->kind = kind;
 	sl->pf = pf;
 	sl->field = f;
+	sl->offset = f->offset;
+	sl->size = f->size;
 	sl->bits = 64;
 	return sl;
 }
@@ -747,11 +750,11 @@ static void header_fill(struct parsed_line *pl, enum line_kind kind, const struc
 
 /* ------------------------------------------------------- binary: fields */
 
-static uint64_t field_raw(const struct tep_format_field *f, const void *data)
+static uint64_t field_raw(const struct slot *sl, const void *data)
 {
-	const char *p = (const char *)data + f->offset;
+	const char *p = (const char *)data + sl->offset;
 
-	switch (f->size) {
+	switch (sl->size) {
 	case 1:
 		return *(const uint8_t *)p;
 	case 2: {
@@ -852,7 +855,7 @@ static int fields_fill(struct source *src, const struct tev *t, const struct bin
 				return 0;
 			continue;
 		}
-		v = field_raw(sl->field, data);
+		v = field_raw(sl, data);
 		pl->have |= 1u << pf;
 		switch (sl->kind) {
 		case SK_HEX:
