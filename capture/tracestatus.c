@@ -428,12 +428,19 @@ static void read_all(struct trace_status *st, const char *path)
 	st->produced = jcount(r, "produced_events");
 	read_lost(r, st);
 	if ((o = member(r, "source", json_type_object))) {
-		st->source.present = 1;
-		st->source.dir = jstr(o, "dir");
-		st->source.mode = jstr(o, "mode");
-		st->source.state = jstr(o, "state");
-		st->source.damaged_pages = ju(o, "damaged_pages", NULL);
-		read_binary(member(o, "binary", json_type_object), &st->source.binary);
+		struct ts_source *src = &st->source;
+
+		src->present = 1;
+		src->dir = jstr(o, "dir");
+		src->mode = jstr(o, "mode");
+		src->state = jstr(o, "state");
+		src->damaged_pages = ju(o, "damaged_pages", NULL);
+		read_binary(member(o, "binary", json_type_object), &src->binary);
+		src->transport = jstr(o, "transport");
+		src->device = jstr(o, "device");
+		src->reader = jstr(o, "reader");
+		src->streams_complete = jbool(o, "streams_complete");
+		src->device_form = src->transport || src->device || src->reader;
 	}
 }
 
@@ -483,11 +490,6 @@ int trace_status_read(struct trace_status *st, const char *path, int stream)
 
 /* ------------------------------------------------------------ writing */
 
-struct json_object *trace_status_json_string(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
 char *trace_status_time(const struct timespec *ts)
 {
 	char date[40];
@@ -500,21 +502,13 @@ char *trace_status_time(const struct timespec *ts)
 	return xasprintf("%s.%09ldZ", date, ts->tv_nsec);
 }
 
-struct json_object *trace_status_json_time(const struct timespec *ts)
-{
-	char *s = trace_status_time(ts);
-	struct json_object *o = s ? json_object_new_string(s) : NULL;
-
-	free(s);
-	return o;
-}
-
 static struct json_object *ju64(uint64_t v)
 {
 	return json_object_new_uint64(v);
 }
 
-struct json_object *trace_status_cpu_json(int cpu, const struct cpu_stats *st)
+/* One entry of stats.start or stats.end; !@st->valid gives {"cpu": N, "valid": false}. */
+static struct json_object *cpu_json(int cpu, const struct cpu_stats *st)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -628,23 +622,6 @@ static struct json_object *lost_to_json(const struct ts_lost *l)
 	return o;
 }
 
-struct json_object *trace_status_lost_json(const struct lost_cpu *cpus, int nr,
-					   uint64_t markers, uint64_t discarded,
-					   int per_cpu_discarded, uint64_t *produced,
-					   uint64_t *total)
-{
-	struct trace_status st;
-	struct json_object *o;
-
-	trace_status_init(&st);
-	trace_status_lost(&st, cpus, nr, markers, discarded, per_cpu_discarded);
-	o = lost_to_json(&st.lost_events);
-	*produced = st.produced.n;
-	*total = st.lost_events.total;
-	trace_status_release(&st);
-	return o;
-}
-
 /* ------------------------------------------------------ the whole document */
 
 static struct json_object *jstring(const char *s)
@@ -709,13 +686,33 @@ static struct json_object *stats_json(const struct ts_cpu *v, int n)
 		return NULL;
 	a = json_object_new_array();
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, trace_status_cpu_json(v[i].cpu, &v[i].st));
+		json_object_array_add(a, cpu_json(v[i].cpu, &v[i].st));
 	return a;
 }
 
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
 	json_object_object_add(o, key, v);
+}
+
+static struct json_object *source_json(const struct ts_source *src)
+{
+	struct json_object *b = json_object_new_object();
+
+	if (src->device_form) {
+		add(b, "mode", jstring(src->mode));
+		add(b, "transport", jstring(src->transport));
+		add(b, "device", jstring(src->device));
+		add(b, "reader", jstring(src->reader));
+		add(b, "streams_complete", json_object_new_boolean(src->streams_complete));
+		return b;
+	}
+	add(b, "dir", jstring(src->dir));
+	add(b, "damaged_pages", ju64(src->damaged_pages));
+	add(b, "mode", jstring(src->mode));
+	add(b, "state", jstring(src->state));
+	add(b, "binary", binary_json(&src->binary));
+	return b;
 }
 
 struct json_object *trace_status_to_json(const struct trace_status *st)
@@ -837,15 +834,8 @@ struct json_object *trace_status_to_json(const struct trace_status *st)
 	add(o, "totals", b);
 	add(o, "produced_events", jcount_json(st->produced));
 	add(o, "lost_events", lost_to_json(&st->lost_events));
-	if (st->source.present) {
-		b = json_object_new_object();
-		add(b, "dir", jstring(st->source.dir));
-		add(b, "damaged_pages", ju64(st->source.damaged_pages));
-		add(b, "mode", jstring(st->source.mode));
-		add(b, "state", jstring(st->source.state));
-		add(b, "binary", binary_json(&st->source.binary));
-		add(o, "source", b);
-	}
+	if (st->source.present)
+		add(o, "source", source_json(&st->source));
 	return o;
 }
 

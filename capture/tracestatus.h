@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DIR/trace.status, a capture's description (collector/README.md documents
- * every key): read here; written by collector/status.c and device/rawcap.c
- * through the shared parts below.
- * Only what a reader of a capture needs is read, in bounded memory
- * (jsonskim.h), and every value is checked: a capture can come off any
- * machine.  `mmlock analyze` reads it here, and so can any other command
- * that takes a capture (the device runner, say).
+ * every key), read and written through one struct, struct trace_status:
+ * collector/status.c (record, convert) and device/rawcap.c (a device's
+ * host-side capture) fill it and write it here; `mmlock analyze`, export,
+ * convert (a source capture) read it here.  Reading is bounded in memory
+ * (jsonskim.h) and checks every value: a capture can come off any machine.
  */
 #ifndef MMLOCK_TRACESTATUS_H
 #define MMLOCK_TRACESTATUS_H
@@ -101,12 +100,20 @@ struct ts_lost {
 	int			nr_per_cpu;
 };
 
-/* "source" of a converted capture: where it came from and what it was. */
+/*
+ * "source": of a converted capture (@dir, @mode, @state, @damaged_pages,
+ * @binary: where it came from and what it was), or of a device's host-side
+ * capture (@device_form: @mode "device-host-stream", @transport, @device,
+ * @reader, @streams_complete).
+ */
 struct ts_source {
 	int		present;
 	const char	*dir, *mode, *state;
 	uint64_t	damaged_pages;
 	struct ts_binary binary;
+	int		device_form;
+	const char	*transport, *device, *reader;
+	int		streams_complete;
 };
 
 /**
@@ -315,19 +322,11 @@ int trace_status_write_at(const struct trace_status *st, int dirfd, int flags);
 /* ------------------------------------------------------------ writing */
 
 /*
- * What every writer of trace.status shares (collector/status.c for
- * `mmlock record` and `convert`, device/rawcap.c for a device's host-side
- * capture), so the keys and the loss arithmetic cannot drift apart.
+ * What every writer of trace.status (collector/status.c for `mmlock record`
+ * and `convert`, device/rawcap.c for a device's host-side capture) fills
+ * struct trace_status with, so the keys and the loss arithmetic cannot
+ * drift apart.
  */
-
-
-/**
- * trace_status_json_string() - a JSON string, or JSON null for NULL
- * @s: the string or NULL
- *
- * Return: a new reference, or NULL (null).
- */
-struct json_object *trace_status_json_string(const char *s);
 
 /**
  * trace_status_time() - "2026-12-01T17:26:45.123456789Z", or NULL when unset
@@ -336,23 +335,6 @@ struct json_object *trace_status_json_string(const char *s);
  * Return: a malloc'ed string, or NULL.
  */
 char *trace_status_time(const struct timespec *ts);
-
-/**
- * trace_status_json_time() - "2026-12-01T17:26:45.123456789Z", or null when unset
- * @ts: CLOCK_REALTIME; tv_sec 0 is unset
- *
- * Return: a new reference, or NULL (null).
- */
-struct json_object *trace_status_json_time(const struct timespec *ts);
-
-/**
- * trace_status_cpu_json() - one entry of stats.start or stats.end
- * @cpu: the CPU's number
- * @st: its counters; !@st->valid gives {"cpu": N, "valid": false}
- *
- * Return: a new object.
- */
-struct json_object *trace_status_cpu_json(int cpu, const struct cpu_stats *st);
 
 /**
  * struct lost_cpu - one CPU's part in the loss accounting
@@ -371,30 +353,6 @@ struct lost_cpu {
 	int			valid;
 };
 
-/**
- * trace_status_lost_json() - trace.status's lost_events object
- * @cpus: the CPUs; those not @valid count only in @markers
- * @nr: how many
- * @markers: every LOST marker's count (or missed count) of the capture
- * @discarded: events read but not stored, all CPUs
- * @per_cpu_discarded: per_cpu entries carry "discarded" and count it in
- *	their total (a capture whose pages crossed a transport)
- * @produced: set to the events the kernel produced on the valid CPUs (read,
- *	left unread, overwritten, lost in commits, dropped)
- * @total: set to lost_events.total
- *
- * A CPU's loss is max(markers, overrun) + commit_overrun + dropped +
- * unread (+ discarded): markers and overrun count the same overwritten
- * events, seen from the reader and from the writer.  overrun,
- * commit_overrun, dropped and unread are null unless every CPU is valid.
- * Counts saturate at 2^64-1, never wrap.
- *
- * Return: a new object.
- */
-struct json_object *trace_status_lost_json(const struct lost_cpu *cpus, int nr,
-					   uint64_t markers, uint64_t discarded,
-					   int per_cpu_discarded, uint64_t *produced,
-					   uint64_t *total);
 
 /**
  * trace_status_lost() - fill @st->lost_events and @st->produced

@@ -252,20 +252,6 @@ int raw_count_file(int dirfd, const char *name, int page_size, struct raw_count 
 
 /* ---- trace.status ---- */
 
-static json_object *jstr(const char *s)
-{
-	return trace_status_json_string(s);
-}
-
-static json_object *jstrv(char *const *v)
-{
-	json_object *a = json_object_new_array();
-
-	while (v && *v)
-		json_object_array_add(a, json_object_new_string(*v++));
-	return a;
-}
-
 /* The agent's counters of @cpu in @phase ("start", "end"), with cmd-device.c's keys. */
 static json_object *agent_stats(json_object *stats, const char *phase, int cpu)
 {
@@ -308,24 +294,28 @@ static void cpu_stats_of(json_object *stats, const char *phase, int cpu, struct 
 	st->valid = 1;
 }
 
-/* trace.status's stats.start/end: the CPUs the agent counted */
-static json_object *stats_json(const struct raw_status *rs, const char *phase)
+/* trace.status's stats.start/end: the CPUs the agent counted (-1: none, null) */
+static struct ts_cpu *stats_of(const struct raw_status *rs, const char *phase, int *nr)
 {
-	json_object *arr = json_object_new_array();
+	struct ts_cpu *v = xcalloc((size_t)rs->nr_cpus + 1, sizeof(*v));
 	int i;
 
+	*nr = 0;
 	for (i = 0; i < rs->nr_cpus; i++) {
-		struct cpu_stats st;
+		struct ts_cpu *c = &v[*nr];
 
-		cpu_stats_of(rs->stats, phase, rs->cpus[i], &st);
-		if (st.valid)
-			json_object_array_add(arr, trace_status_cpu_json(rs->cpus[i], &st));
+		cpu_stats_of(rs->stats, phase, rs->cpus[i], &c->st);
+		if (c->st.valid) {
+			c->cpu = rs->cpus[i];
+			(*nr)++;
+		}
 	}
-	if (!json_object_array_length(arr)) {
-		json_object_put(arr);
+	if (!*nr) {
+		free(v);
+		*nr = -1;
 		return NULL;
 	}
-	return arr;
+	return v;
 }
 
 /*
@@ -333,15 +323,12 @@ static json_object *stats_json(const struct raw_status *rs, const char *phase)
  * the host never received (a transport cut between the two): in
  * "discarded", the collector's key for events read but not in the output.
  */
-static json_object *lost_json(const struct raw_status *rs, uint64_t *produced, int *have_all,
-			      uint64_t *total)
+static void fill_lost(const struct raw_status *rs, struct trace_status *st)
 {
 	struct lost_cpu *cpus = xcalloc((size_t)rs->nr_cpus + 1, sizeof(*cpus));
 	uint64_t markers = 0, undelivered = 0;
-	json_object *o;
-	int i;
+	int i, have_all = 1;
 
-	*have_all = 1;
 	for (i = 0; i < rs->nr_cpus; i++) {
 		const struct raw_count *rc = &rs->counts[i];
 		struct lost_cpu *l = &cpus[i];
@@ -354,139 +341,129 @@ static json_object *lost_json(const struct raw_status *rs, uint64_t *produced, i
 		cpu_stats_of(rs->stats, "end", rs->cpus[i], &l->end);
 		l->valid = l->start.valid && l->end.valid;
 		if (!l->valid) {
-			*have_all = 0;
+			have_all = 0;
 			continue;
 		}
 		rd = l->end.read >= l->start.read ? l->end.read - l->start.read : 0;
 		l->discarded = rd > rc->events ? rd - rc->events : 0;
 		undelivered += l->discarded;
 	}
-	o = trace_status_lost_json(cpus, rs->nr_cpus, markers, undelivered, 1, produced, total);
+	trace_status_lost(st, cpus, rs->nr_cpus, markers, undelivered, 1);
+	st->produced.known = have_all;
 	free(cpus);
-	return o;
+}
+
+/* The device's "source" object (cmd-device.c) as the struct's device form, strings borrowed. */
+static void source_of(json_object *o, struct ts_source *src)
+{
+	const char *const keys[] = { "mode", "transport", "device", "reader" };
+	const char **slots[] = { &src->mode, &src->transport, &src->device, &src->reader };
+	json_object *v;
+	size_t i;
+
+	src->present = 1;
+	src->device_form = 1;
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (json_object_object_get_ex(o, keys[i], &v) && json_object_is_type(v, json_type_string))
+			*slots[i] = json_object_get_string(v);
+	src->streams_complete = json_object_object_get_ex(o, "streams_complete", &v) &&
+				json_object_get_boolean(v);
+}
+
+/* The NULL-terminated @v as the struct's array (the strings borrowed). */
+static const char **strv(char *const *v, int *nr)
+{
+	const char **a;
+
+	for (*nr = 0; v && v[*nr]; (*nr)++)
+		;
+	a = xcalloc((size_t)*nr + 1, sizeof(*a));
+	if (*nr)
+		memcpy(a, v, (size_t)*nr * sizeof(*a));
+	return a;
 }
 
 int raw_status_write(int dirfd, const struct raw_status *rs, uint64_t *lost_total)
 {
-	json_object *o = json_object_new_object(), *a, *b, *files, *lim;
-	uint64_t produced, events = 0, bytes = 0, total;
-	int i, have_stats, ret;
+	struct trace_status st;
+	struct ts_binary *b = &st.binary;
+	int i, ret, err;
 
-	json_object_object_add(o, "format", jstr("mmlock-trace-status"));
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "state", jstr(rs->state));
-	json_object_object_add(o, "stop_reason", jstr(rs->stop_reason));
-	json_object_object_add(o, "error", jstr(rs->error));
-	json_object_object_add(o, "mmlock_version", jstr(MMLOCK_VERSION));
-	json_object_object_add(o, "command_line", jstrv(rs->command_line));
-	json_object_object_add(o, "kernel_release", jstr(rs->kernel_release));
-	json_object_object_add(o, "mode", jstr("binary"));
-	json_object_object_add(o, "tracefs", jstr(rs->tracefs));
-	json_object_object_add(o, "instance", jstr(rs->instance));
-	json_object_object_add(o, "event_set", jstr(rs->event_set));
-	a = json_object_new_array();
-	for (i = 0; rs->events && rs->events[i]; i++) {
-		json_object *ev = json_object_new_object();
-
-		json_object_object_add(ev, "name", jstr(rs->events[i]));
-		json_object_object_add(ev, "filter", NULL);
-		json_object_object_add(ev, "trigger", NULL);
-		json_object_array_add(a, ev);
-	}
-	json_object_object_add(o, "events", a);
-	json_object_object_add(o, "events_missing", jstrv(rs->events_missing));
-	if (rs->pid > 0) {
-		char *f = xasprintf("set_event_pid %d (+event-fork)", rs->pid);
-
-		json_object_object_add(o, "filter", json_object_new_string(f));
-		free(f);
-	} else {
-		json_object_object_add(o, "filter", NULL);
-	}
-	json_object_object_add(o, "stack_position", NULL);
-	b = json_object_new_object();
-	json_object_object_add(b, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name,
-			       rs->no_retry >= 0 ? json_object_new_int(rs->no_retry) : NULL);
-	json_object_object_add(b, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name,
-			       rs->retry_vma_lock >= 0 ? json_object_new_int(rs->retry_vma_lock) : NULL);
-	json_object_object_add(o, "sysctls", b);
-	json_object_object_add(o, "stack", NULL);
-	json_object_object_add(o, "clock", jstr(rs->clock));
-	json_object_object_add(o, "buffer_size_kb",
-			       rs->buffer_kb ? json_object_new_uint64(rs->buffer_kb) : NULL);
-	json_object_object_add(o, "record_tgid", json_object_new_boolean(1));
-	json_object_object_add(o, "event_fork", json_object_new_boolean(1));
-	json_object_object_add(o, "tgid", rs->pid > 0 ? json_object_new_int(rs->pid) : NULL);
-	a = json_object_new_array();
+	trace_status_init(&st);
+	st.state = rs->state;
+	st.stop_reason = rs->stop_reason;
+	st.error = rs->error;
+	st.mmlock_version = MMLOCK_VERSION;
+	st.command_line = strv(rs->command_line, &st.nr_command_line);
+	st.kernel_release = rs->kernel_release;
+	st.mode = "binary";
+	st.tracefs = rs->tracefs;
+	st.instance = rs->instance;
+	st.event_set = rs->event_set;
+	for (i = 0; rs->events && rs->events[i]; i++)
+		;
+	st.ev = xcalloc((size_t)i + 1, sizeof(*st.ev));
+	for (i = 0; rs->events && rs->events[i]; i++)
+		st.ev[st.nr_events++].name = rs->events[i];
+	st.events_missing = strv(rs->events_missing, &st.nr_events_missing);
 	if (rs->pid > 0)
-		json_object_array_add(a, json_object_new_int(rs->pid));
-	json_object_object_add(o, "set_event_pid", a);
+		st.filter = trace_status_keep(&st, xasprintf("set_event_pid %d (+event-fork)",
+							    rs->pid));
+	st.has_sysctls = 1;
+	*trace_status_sysctl(&st, MMLOCK_SYSCTL_NO_RETRY) = rs->no_retry;
+	*trace_status_sysctl(&st, MMLOCK_SYSCTL_RETRY_VMA_LOCK) = rs->retry_vma_lock;
+	st.clock = rs->clock;
+	st.buffer_kb = (struct ts_count){ rs->buffer_kb, rs->buffer_kb != 0 };
+	st.record_tgid = 1;
+	st.event_fork = 1;
+	st.tgid = rs->pid > 0 ? rs->pid : 0;
+	st.pids = xcalloc(2, sizeof(*st.pids));
+	if (rs->pid > 0)
+		st.pids[st.nr_pids++] = rs->pid;
 	if (rs->command) {
-		b = json_object_new_object();
-		json_object_object_add(b, "argv", jstrv(rs->command));
-		json_object_object_add(b, "pid", rs->pid > 0 ? json_object_new_int(rs->pid) : NULL);
-		json_object_object_add(b, "exit_code", rs->exit_code >= 0 ?
-				       json_object_new_int(rs->exit_code) : NULL);
-		json_object_object_add(b, "signal", NULL);
-		json_object_object_add(o, "command", b);
-	} else {
-		json_object_object_add(o, "command", NULL);
+		st.has_command = 1;
+		st.cmd_argv = strv(rs->command, &st.cmd_argc);
+		st.cmd_pid = rs->pid > 0 ? rs->pid : 0;
+		st.cmd_exit_code = rs->exit_code;
 	}
-	json_object_object_add(o, "start_time", trace_status_json_time(&rs->start));
+	st.start_time = trace_status_keep(&st, trace_status_time(&rs->start));
 	/* the device's CLOCK_MONOTONIC is not known here */
-	json_object_object_add(o, "start_clock_ns", NULL);
-	json_object_object_add(o, "stop_time", trace_status_json_time(&rs->stop));
-	json_object_object_add(o, "stop_clock_ns", NULL);
-	json_object_object_add(o, "compression", jstr("none"));
-	lim = json_object_new_object();
-	json_object_object_add(lim, "lines", NULL);
-	json_object_object_add(lim, "bytes", NULL);
-	json_object_object_add(lim, "seconds", NULL);
-	json_object_object_add(o, "chunk_limits", lim);
-	json_object_object_add(o, "chunks", json_object_new_array());
-	b = json_object_new_object();
-	files = json_object_new_array();
-	json_object_object_add(b, "page_size", json_object_new_int(rs->page_size));
-	json_object_object_add(b, "formats", jstr("tracefs"));
-	json_object_object_add(b, "kallsyms", rs->kallsyms ? jstr("kallsyms") : NULL);
+	st.stop_time = trace_status_keep(&st, trace_status_time(&rs->stop));
+	st.compression = "none";
+	b->present = 1;
+	b->page_size = rs->page_size;
+	b->formats = "tracefs";
+	b->kallsyms = rs->kallsyms ? "kallsyms" : NULL;
+	b->files = xcalloc((size_t)rs->nr_cpus + 1, sizeof(*b->files));
 	for (i = 0; i < rs->nr_cpus; i++) {
 		const struct raw_count *c = &rs->counts[i];
-		json_object *f = json_object_new_object();
-		char name[32];
+		struct ts_file *f = &b->files[b->nr_files++];
 
-		snprintf(name, sizeof(name), "raw/cpu%03d.raw", rs->cpus[i]);
-		json_object_object_add(f, "cpu", json_object_new_int(rs->cpus[i]));
-		json_object_object_add(f, "name", jstr(name));
-		json_object_object_add(f, "pages", json_object_new_uint64(c->pages));
-		json_object_object_add(f, "bytes", json_object_new_uint64(c->bytes));
-		json_object_object_add(f, "events", json_object_new_uint64(c->events));
-		json_object_object_add(f, "missed", json_object_new_uint64(c->missed));
-		json_object_object_add(f, "missed_unknown", json_object_new_int(c->missed_unknown));
-		json_object_object_add(f, "damaged_pages", json_object_new_uint64(c->bad_pages));
-		json_object_object_add(f, "partial_page_bytes", json_object_new_uint64(c->tail_bytes));
-		json_object_array_add(files, f);
-		events += c->events;
-		bytes += c->bytes;
+		f->cpu = rs->cpus[i];
+		f->name = trace_status_keep(&st, xasprintf("raw/cpu%03d.raw", rs->cpus[i]));
+		f->pages = c->pages;
+		f->bytes = c->bytes;
+		f->events = c->events;
+		f->missed = c->missed;
+		f->missed_unknown = c->missed_unknown;
+		f->device = 1;
+		f->damaged_pages = c->bad_pages;
+		f->partial_page_bytes = c->tail_bytes;
+		st.tot_events += c->events;
+		st.tot_stored_bytes += c->bytes;
 	}
-	json_object_object_add(b, "files", files);
-	json_object_object_add(o, "binary", b);
-	json_object_object_add(o, "nr_cpus", json_object_new_int(rs->nr_cpus));
-	b = json_object_new_object();
-	json_object_object_add(b, "start", stats_json(rs, "start"));
-	json_object_object_add(b, "end", stats_json(rs, "end"));
-	json_object_object_add(o, "stats", b);
-	a = lost_json(rs, &produced, &have_stats, &total);
-	b = json_object_new_object();
-	json_object_object_add(b, "events", json_object_new_uint64(events));
-	json_object_object_add(b, "stored_bytes", json_object_new_uint64(bytes));
-	json_object_object_add(o, "totals", b);
-	json_object_object_add(o, "produced_events",
-			       have_stats ? json_object_new_uint64(produced) : NULL);
-	json_object_object_add(o, "lost_events", a);
-	json_object_object_add(o, "source", rs->source ? json_object_get(rs->source) : NULL);
-	ret = json_write_at(dirfd, "trace.status", o, 1, 0);
-	json_object_put(o);
+	st.binary_totals = 1;
+	st.nr_cpus = rs->nr_cpus;
+	st.stats_start = stats_of(rs, "start", &st.nr_stats_start);
+	st.stats_end = stats_of(rs, "end", &st.nr_stats_end);
+	fill_lost(rs, &st);
+	if (rs->source)
+		source_of(rs->source, &st.source);
+	ret = trace_status_write_at(&st, dirfd, 0);
+	err = errno;
 	if (lost_total)
-		*lost_total = total;
+		*lost_total = st.lost_events.total;
+	trace_status_release(&st);
+	errno = err;
 	return ret;
 }

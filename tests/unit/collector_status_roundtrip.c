@@ -145,6 +145,42 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	p = xasprintf("%s/trace.status", dir);
+	/* a device's host-side capture (device/rawcap.c): its own "source", per-file extras */
+	write_file(p,
+		   "{\"format\":\"mmlock-trace-status\",\"version\":1,\"state\":\"complete\","
+		   "\"stop_reason\":\"command-exited\",\"error\":null,\"mmlock_version\":\"0.1\","
+		   "\"command_line\":[\"mmlock\",\"device\",\"run\"],\"kernel_release\":\"6.1.99-android14\","
+		   "\"mode\":\"binary\",\"tracefs\":\"/sys/kernel/tracing\",\"instance\":\"mmlock-dev\","
+		   "\"event_set\":\"stock\",\"event_source\":null,\"module_caps\":null,"
+		   "\"module_version\":null,\"events\":[{\"name\":\"mmap_lock:mmap_lock_released\","
+		   "\"filter\":null,\"trigger\":null}],\"events_missing\":[],\"filter\":\"set_event_pid 99 (+event-fork)\","
+		   "\"stack_position\":null,\"sysctls\":{\"filemap_fault_no_retry\":0,"
+		   "\"fault_retry_vma_lock\":null},\"stack\":null,\"clock\":\"mono\","
+		   "\"buffer_size_kb\":4096,\"record_tgid\":true,\"event_fork\":true,"
+		   "\"tgid\":99,\"set_event_pid\":[99],\"command\":{\"argv\":[\"w\","
+		   "\"-d\",\"5s\"],\"pid\":99,\"exit_code\":0,\"signal\":null},\"start_time\":\"2026-12-01T17:26:45.123456789Z\","
+		   "\"start_clock_ns\":null,\"stop_time\":\"2026-12-01T17:26:50.000000001Z\","
+		   "\"stop_clock_ns\":null,\"compression\":\"none\",\"chunk_limits\":{\"lines\":null,"
+		   "\"bytes\":null,\"seconds\":null},\"chunks\":[],\"binary\":{\"page_size\":4096,"
+		   "\"formats\":\"tracefs\",\"kallsyms\":\"kallsyms\",\"files\":[{\"cpu\":2,"
+		   "\"name\":\"raw/cpu002.raw\",\"pages\":3,\"bytes\":12288,\"events\":40,"
+		   "\"missed\":1,\"missed_unknown\":0,\"damaged_pages\":0,\"partial_page_bytes\":17}]},"
+		   "\"nr_cpus\":1,\"stats\":{\"start\":[{\"cpu\":2,\"entries\":0,\"overrun\":0,"
+		   "\"commit_overrun\":0,\"bytes\":0,\"dropped_events\":0,\"read_events\":0}],"
+		   "\"end\":null},\"totals\":{\"events\":40,\"stored_bytes\":12288},"
+		   "\"produced_events\":null,\"lost_events\":{\"total\":1,\"lost_markers\":1,"
+		   "\"overrun\":null,\"commit_overrun\":null,\"dropped\":null,\"unread\":null,"
+		   "\"discarded\":0,\"per_cpu\":[]},\"source\":{\"mode\":\"device-host-stream\","
+		   "\"transport\":\"adb\",\"device\":\"phone\",\"reader\":\"mmlock device pages,"
+		   " one transport session per CPU\",\"streams_complete\":true}}");
+	{
+		char *diff;
+		int same = same_doc(p, 1, &diff);
+
+		CHECK(same, "a device's host-side capture reads and writes back the same%s%s",
+		      diff ? ": " : "", diff ? diff : "");
+		free(diff);
+	}
 	/* the first captures: bare event names, lost_events a bare number, no stack keys */
 	write_file(p, "{\"format\": \"mmlock-trace-status\", \"mode\": \"text\", \"events\": "
 		   "[\"mmap_lock:mmap_lock_released\"], \"lost_events\": 7, \"clock\": \"mono\"}");
