@@ -47,8 +47,8 @@ static void usage(FILE *out)
 "  -o, --output FILE          write the JSON there (default: standard output)\n"
 "  -w, --workload NAME        workload name for the JSON\n"
 "  -k, --kernel LABEL         kernel label for the JSON\n"
-"  -s, --sysctl NAME=VALUE    fault policy in force: filemap_fault_no_retry,\n"
-"                             fault_retry_vma_lock (default: from trace.status)\n"
+"  -s, --sysctl NAME=VALUE    fault policy in force: %s,\n"
+"                             %s (default: from trace.status)\n"
 "  -t, --threshold-us N       Type-C score threshold of the verdict (default 1000)\n"
 "  -n, --top N                slowest pairs to list (default 10)\n"
 "      --stack-position before|after\n"
@@ -66,7 +66,8 @@ static void usage(FILE *out)
 "Exit: 0 written; 2 usage; 3 input missing, unreadable or without any trace\n"
 "line; 4 written but an input was damaged (malformed lines, truncated chunk);\n"
 "7 output not written; 9 out of memory (an input with more open intervals\n"
-"than memory holds).\n");
+"than memory holds).\n", mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name,
+		mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name);
 }
 
 static void add_error(struct analyze_ctx *ctx, const char *file, unsigned long line,
@@ -101,19 +102,21 @@ static void on_input_error(void *p, enum input_error_kind kind, const char *file
 static int parse_sysctl(const char *arg, int *no_retry, int *retry_vma_lock)
 {
 	const char *eq = strchr(arg, '=');
+	const struct mmlock_sysctl *sc = eq ? mmlock_sysctl_find(arg, (size_t)(eq - arg)) : NULL;
 	int64_t v;
 
-	if (!eq || parse_i64(eq + 1, &v) || v < 0 || v > 1)
+	if (!sc || parse_i64(eq + 1, &v) || v < 0 || v > 1)
 		return -1;
-	if (!strncmp(arg, "filemap_fault_no_retry=", 23) ||
-	    !strncmp(arg, "vm.filemap_fault_no_retry=", 26))
+	switch (sc->id) {
+	case MMLOCK_SYSCTL_NO_RETRY:
 		*no_retry = (int)v;
-	else if (!strncmp(arg, "fault_retry_vma_lock=", 21) ||
-		 !strncmp(arg, "vm.fault_retry_vma_lock=", 24))
+		return 0;
+	case MMLOCK_SYSCTL_RETRY_VMA_LOCK:
 		*retry_vma_lock = (int)v;
-	else
+		return 0;
+	default:
 		return -1;
-	return 0;
+	}
 }
 
 /* -o /dev/stdout, or the file standard output is redirected to */
@@ -218,8 +221,9 @@ int cmd_analyze(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_sysctl(optarg, &no_retry, &retry_vma_lock)) {
-				pr_err("--sysctl '%s': expected filemap_fault_no_retry=0|1 or "
-				       "fault_retry_vma_lock=0|1", optarg);
+				pr_err("--sysctl '%s': expected %s=0|1 or %s=0|1", optarg,
+				       mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].name,
+				       mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].name);
 				return MMLOCK_EXIT_USAGE;
 			}
 			break;
