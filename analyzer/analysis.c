@@ -560,9 +560,11 @@ static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv,
 {
 	struct bucket_key k;
 	struct bucket *b;
+	uint64_t h;
 
 	bucket_key_of(&k, list, kind, iv);
-	b = bucket_find(an, &k);
+	h = bucket_hash(an, &k);
+	b = htab_find(&an->buckets, h, bucket_eq, &k);
 	if (!b) {
 		b = an->bucket_cache;
 		if (b) {
@@ -576,7 +578,7 @@ static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv,
 		b->key = k;
 		copy_str(b->dev, sizeof(b->dev), k.dev);
 		b->key.dev = b->dev;
-		b->hash = bucket_hash(an, &k);
+		b->hash = h;
 		htab_add(&an->buckets, b->hash, b);
 	}
 	if (b->n == b->cap) {
@@ -1262,6 +1264,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
 	c = call_of_vma(pl);
 	copy_str(c->caller, sizeof(c->caller), caller);
+	c->caller_idx = (int)(cs - an->callers) + 1;	/* call_caller() of it: found above */
 	t->vwrite = c;
 	t->vwrite_cpu = pl->cpu;
 	t->vwrite_epoch = cpu_epoch(an, pl->cpu);

@@ -47,6 +47,7 @@ struct key_pat {
 	const char	*name;
 	unsigned int	len;
 	int		pf;		/* enum parse_field, or -1 */
+	enum parse_conv	conv;		/* its conversion (PCONV_STR for none) */
 };
 
 #define PRED_MAX	16	/* fields of a custom event */
@@ -192,6 +193,7 @@ static int key_pat_make(struct key_pat *k, const char *name)
 	k->name = name;
 	k->len = (unsigned int)len;
 	k->pf = name_get(field_slots, name, len);
+	k->conv = k->pf >= 0 ? parse_fields[k->pf].conv : PCONV_STR;
 	return 1;
 }
 
@@ -246,6 +248,36 @@ static uint64_t hex_pack(uint64_t x, unsigned int n)
 	v = (v | (v >> 8)) & 0x0000ffff0000ffffULL;
 	v = (v | (v >> 16)) & 0xffffffffULL;
 	return __builtin_bswap32((uint32_t)v);
+}
+#endif
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#define HEX_SSE2	1
+/*
+ * The hex digits that begin the sixteen bytes at @v: how many (0..16), and
+ * in *@val their value.  Each byte's digit value, then pairs of nibbles into
+ * bytes, the first digit the highest.
+ */
+static unsigned int hex16(const char *v, uint64_t *val)
+{
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)v);
+	const __m128i l = _mm_or_si128(x, _mm_set1_epi8(0x20));
+	const __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+					  _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), x));
+	const __m128i alp = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+					  _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), l));
+	__m128i d = _mm_or_si128(_mm_and_si128(dig, _mm_sub_epi8(x, _mm_set1_epi8('0'))),
+				 _mm_and_si128(alp, _mm_sub_epi8(l, _mm_set1_epi8('a' - 10))));
+	unsigned int ok = (unsigned int)_mm_movemask_epi8(_mm_or_si128(dig, alp));
+	unsigned int n = (unsigned int)__builtin_ctz(~ok);	/* bit 16 is always clear */
+	uint64_t w;
+
+	d = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), 4),
+			 _mm_srli_epi16(d, 8));
+	d = _mm_packus_epi16(d, d);
+	w = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(d));
+	*val = n ? w >> (4 * (16 - n)) : 0;
+	return n;
 }
 #endif
 
@@ -518,17 +550,27 @@ static int is_end(char c)
  * first space or NUL at or after @v when this found it, NULL when the field
  * is to be converted once the line is split (and its end searched for).
  */
-static char *convert_early(struct parsed_line *out, enum parse_field f, char *v, const char *end)
+static char *convert_early(struct parsed_line *out, enum parse_field f, enum parse_conv conv,
+			   char *v, const char *end)
 {
 	unsigned int i;
 	uint64_t x;
 	char *e;
 
-	switch (parse_fields[f].conv) {
+	switch (conv) {
 	case PCONV_HEX:
 		if (hex_val[(unsigned char)v[0]] < 0 || (v[0] == '0' && (v[1] | 0x20) == 'x'))
 			return NULL;
-#ifdef HEX_WORDS
+#ifdef HEX_SSE2
+		if (v + 16 <= end) {
+			unsigned int n = hex16(v, &x);
+
+			if (n == 16 && hex_val[(unsigned char)v[16]] >= 0)
+				return NULL;	/* more than 16 digits: saturation */
+			out->num[f] = x;
+			return is_end(v[n]) ? v + n : NULL;
+		}
+#elif defined(HEX_WORDS)
 		if (v + 16 <= end) {
 			uint64_t m0 = ~hex_valid(load8(v)) & HIGHS, m1;
 			unsigned int n;
@@ -603,14 +645,17 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 
 	while (*tok) {
 		int room = out->nr_fields < PARSE_MAX_FIELDS, f, wide = tok + 16 <= end + 1;
+		enum parse_conv conv;
 		size_t len;
 
 		if (room && k < nk && (wide ? pat_match(&pk[k], tok) :
 				       same_bytes(pk[k].name, tok, pk[k].len) && tok[pk[k].len] == '=')) {
 			len = pk[k].len;
+			conv = pk[k].conv;
 			f = pk[k++].pf;
 		} else if (room && wide && pk && !k && pat_match(&v1_pid, tok)) {
 			len = v1_pid.len;	/* version 1's pid= before the contract's fields */
+			conv = v1_pid.conv;
 			f = v1_pid.pf;
 		} else {
 			for (eq = tok; key_char[(unsigned char)*eq]; eq++)
@@ -627,6 +672,7 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 			}
 			len = (size_t)(eq - tok);
 			f = name_get(field_slots, tok, len);
+			conv = f >= 0 ? parse_fields[f].conv : PCONV_STR;
 			for (j = 0; j < nk; j++)
 				if (pk[j].len == len && same_bytes(pk[j].name, tok, len))
 					k = j + 1;	/* the expected order goes on from here */
@@ -646,8 +692,8 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 			out->have |= 1u << f;
 			out->str[f] = eq + 1;
 			last = f;
-			sp = convert_early(out, (enum parse_field)f, eq + 1, end);
-			if (!sp && parse_fields[f].conv != PCONV_STR)
+			sp = convert_early(out, (enum parse_field)f, conv, eq + 1, end);
+			if (!sp && conv != PCONV_STR)
 				later |= 1u << f;
 			if (f == PF_PID && out->nr_fields == 1)
 				pid_end = sp;

@@ -347,14 +347,13 @@ static void report(struct input *in, enum input_error_kind kind, const char *wha
 		in->err_fn(in->err_ctx, kind, in->file, in->lineno, what);
 }
 
-static int fill_raw(struct input *in)
+/* read() into @buf, again after a signal; a failure is reported and ends the file. */
+static ssize_t read_some(struct input *in, void *buf, size_t size)
 {
 	ssize_t n;
 
-	if (in->raw_pos < in->raw_len || in->raw_eof)
-		return 0;
 	do {
-		n = read(in->fd, in->raw, RAW_SIZE);
+		n = read(in->fd, buf, size);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		char *msg = xasprintf("read error: %s", strerror(errno));
@@ -362,8 +361,19 @@ static int fill_raw(struct input *in)
 		report(in, INPUT_ERR_OPEN, msg);
 		free(msg);
 		in->failed = 1;
-		return -1;
 	}
+	return n;
+}
+
+static int fill_raw(struct input *in)
+{
+	ssize_t n;
+
+	if (in->raw_pos < in->raw_len || in->raw_eof)
+		return 0;
+	n = read_some(in, in->raw, RAW_SIZE);
+	if (n < 0)
+		return -1;
 	in->raw_len = (size_t)n;
 	in->raw_pos = 0;
 	in->raw_eof = n == 0;
@@ -492,19 +502,10 @@ static int decode_more(struct input *in, size_t *partial)
 		return 0;
 	if (in->codec == CODEC_PLAIN && in->raw_pos >= in->raw_len && !in->raw_eof) {
 		/* plain text is read straight where the lines are handed out from */
-		ssize_t n;
+		ssize_t n = read_some(in, in->text + in->text_len, room);
 
-		do {
-			n = read(in->fd, in->text + in->text_len, room);
-		} while (n < 0 && errno == EINTR);
-		if (n < 0) {
-			char *msg = xasprintf("read error: %s", strerror(errno));
-
-			report(in, INPUT_ERR_OPEN, msg);
-			free(msg);
-			in->failed = 1;
+		if (n < 0)
 			return -1;
-		}
 		in->raw_eof = n == 0;
 		in->text_len += (size_t)n;
 		return n > 0;
