@@ -80,6 +80,63 @@ struct record {
 	uint64_t		bad_pages;	/* damaged pages the decoder skipped */
 };
 
+/* ---- events.c: the instance's events, filters and triggers ---- */
+
+/**
+ * record_event_add() - add SYSTEM:NAME to the events a run records, once
+ * @c: the run's collector
+ * @sys: the system (taken: freed when the event is already there)
+ * @name: the event's name (taken likewise)
+ *
+ * Return: the event's entry.
+ */
+struct rec_event *record_event_add(struct collector *c, char *sys, char *name);
+
+/**
+ * record_events_source() - the source of a set named with -e (or told with
+ *	--stdin -e)
+ * @c: the run's collector, its events added
+ *
+ * Return: "kernel", "module" or "stock" when all its events come from one,
+ * "mixed" for several, NULL for none.
+ */
+const char *record_events_source(const struct collector *c);
+
+/**
+ * record_events_resolve() - the events of a run: -e LIST against the
+ *	kernel's available_events, or the chosen source's default set
+ * @r: the run (its collector's tracing_dir set)
+ *
+ * Return: 0, or -1 with the error recorded (r->env_failure set when the
+ * environment, not the user, is at fault).
+ */
+int record_events_resolve(struct record *r);
+
+/**
+ * record_filters_build() - the kernel filters and stack triggers of the
+ *	run's events (--filter, --tgid, --stack, the default set's own)
+ * @r: the run, its events resolved
+ *
+ * Return: 0, or -1 when an option names an event not recorded (said).
+ */
+int record_filters_build(struct record *r);
+
+/**
+ * record_threads_add() - the threads of @tgid, for set_event_pid
+ * @r: the run
+ * @tgid: the process
+ */
+void record_threads_add(struct record *r, int tgid);
+
+/**
+ * record_settings_write() - write the buffer size, clock, options, pid
+ *	filter, and each event's filter, trigger and enable into the instance
+ * @r: the run, its instance created and its events and filters built
+ *
+ * Return: 0, or -1 with the kernel's reason recorded.
+ */
+int record_settings_write(struct record *r);
+
 /* Write DIR/trace.status atomically (.tmp, fsync, rename); -1 with errno. */
 int record_write_status(struct record *r);
 
