@@ -216,19 +216,17 @@ static char *policy_name(json_object *sum)
 	int p1, p2;
 	json_object *nr = lookup(sum, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].summary_key, &p1);
 	json_object *rv = lookup(sum, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].summary_key, &p2);
-	int a, b;
+	int v[MMLOCK_SYSCTL_NR];
+	const struct mmlock_policy *pol;
 
 	if (name || !nr || !rv)
 		return name;
-	a = json_object_get_int(nr);
-	b = json_object_get_int(rv);
-	if (!a && !b)
-		return xstrdup("stock");
-	if (a == 1 && !b)
-		return xstrdup("no-retry");
-	if (!a && b == 1)
-		return xstrdup("retry-vma");
-	return xasprintf("nr%d,rv%d", a, b);
+	v[MMLOCK_SYSCTL_NO_RETRY] = json_object_get_int(nr);
+	v[MMLOCK_SYSCTL_RETRY_VMA_LOCK] = json_object_get_int(rv);
+	pol = mmlock_policy_of(v);
+	if (pol)
+		return xstrdup(pol->name);
+	return xasprintf("nr%d,rv%d", v[MMLOCK_SYSCTL_NO_RETRY], v[MMLOCK_SYSCTL_RETRY_VMA_LOCK]);
 }
 
 static char *run_name(const struct run *r)

@@ -18,9 +18,9 @@
 #include "analyzer/words.h"
 
 const struct run_policy run_policies[RUN_NR_POLICIES] = {
-	{ "stock",	0, 0 },
-	{ "no-retry",	1, 0 },
-	{ "retry-vma",	0, 1 },
+#define RUN_POLICY(id, name, nr, rv) [MMLOCK_POLICY_##id] = { name, nr, rv },
+	MMLOCK_POLICIES(RUN_POLICY)
+#undef RUN_POLICY
 };
 
 /**

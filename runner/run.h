@@ -20,8 +20,9 @@ struct run_policy {
 
 int run_policy_value(const struct run_policy *p, enum mmlock_sysctl_id id);
 
-#define RUN_POLICY_STOCK	0	/* the one the others are read against */
-#define RUN_NR_POLICIES	3
+/* the contract's policies (mmlock_events.h), stock first */
+#define RUN_POLICY_STOCK	MMLOCK_POLICY_STOCK
+#define RUN_NR_POLICIES	MMLOCK_POLICY_NR
 #define RUN_ALL_POLICIES	((1 << RUN_NR_POLICIES) - 1)
 extern const struct run_policy run_policies[RUN_NR_POLICIES];
 

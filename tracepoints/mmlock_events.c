@@ -153,3 +153,23 @@ int mmlock_sysctl_read(const struct mmlock_sysctl *sc)
 	fclose(f);
 	return v;
 }
+
+/* MMLOCK_POLICIES gives its values in the order of MMLOCK_SYSCTLS */
+_Static_assert(MMLOCK_SYSCTL_NO_RETRY == 0 && MMLOCK_SYSCTL_RETRY_VMA_LOCK == 1 &&
+	       MMLOCK_SYSCTL_NR == 2, "a policy's values follow MMLOCK_SYSCTLS");
+
+const struct mmlock_policy mmlock_policies[MMLOCK_POLICY_NR] = {
+#define MMLOCK_POL_ENTRY(id, name, nr, rv) [MMLOCK_POLICY_##id] = { name, { nr, rv } },
+	MMLOCK_POLICIES(MMLOCK_POL_ENTRY)
+#undef MMLOCK_POL_ENTRY
+};
+
+const struct mmlock_policy *mmlock_policy_of(const int value[MMLOCK_SYSCTL_NR])
+{
+	int i;
+
+	for (i = 0; i < MMLOCK_POLICY_NR; i++)
+		if (!memcmp(mmlock_policies[i].value, value, sizeof(mmlock_policies[i].value)))
+			return &mmlock_policies[i];
+	return NULL;
+}

@@ -386,6 +386,45 @@ const struct mmlock_sysctl *mmlock_sysctl_find(const char *name, size_t len);
  */
 int mmlock_sysctl_read(const struct mmlock_sysctl *sc);
 
+/*
+ * P(id, name, no_retry, retry_vma_lock): the fault policies a run compares
+ * (events.md: stock, no-retry, retry under the per-VMA lock), each a setting
+ * of the sysctls above, in the order of MMLOCK_SYSCTLS.  @name is what
+ * `mmlock run -P` takes and a summary's policy.name says.  Stock is first:
+ * the others are read against it.
+ */
+#define MMLOCK_POLICIES(P)				\
+	P(STOCK,	"stock",	0, 0)		\
+	P(NO_RETRY,	"no-retry",	1, 0)		\
+	P(RETRY_VMA,	"retry-vma",	0, 1)
+
+enum mmlock_policy_id {
+#define MMLOCK_POL_ENUM(id, name, nr, rv) MMLOCK_POLICY_##id,
+	MMLOCK_POLICIES(MMLOCK_POL_ENUM)
+#undef MMLOCK_POL_ENUM
+	MMLOCK_POLICY_NR,
+};
+
+/**
+ * struct mmlock_policy - one fault policy
+ * @name: "no-retry"
+ * @value: what it sets each sysctl to, indexed by enum mmlock_sysctl_id
+ */
+struct mmlock_policy {
+	const char	*name;
+	int		value[MMLOCK_SYSCTL_NR];
+};
+
+extern const struct mmlock_policy mmlock_policies[MMLOCK_POLICY_NR];
+
+/**
+ * mmlock_policy_of() - the policy that sets the sysctls to these values
+ * @value: one value per sysctl, indexed by enum mmlock_sysctl_id
+ *
+ * Return: the policy, or NULL when none of the table's sets them so.
+ */
+const struct mmlock_policy *mmlock_policy_of(const int value[MMLOCK_SYSCTL_NR]);
+
 /* The version of the text form this table describes. */
 #define MMLOCK_CONTRACT_VERSION	2
 

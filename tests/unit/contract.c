@@ -54,6 +54,17 @@ int main(void)
 	      !strcmp(mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].status_key,
 		      "sysctls.filemap_fault_no_retry"), "path, summary and trace.status keys");
 	{
+		const int stock[MMLOCK_SYSCTL_NR] = { 0 }, both[MMLOCK_SYSCTL_NR] = { 1, 1 };
+		int rv[MMLOCK_SYSCTL_NR] = { 0 };
+
+		rv[MMLOCK_SYSCTL_RETRY_VMA_LOCK] = 1;
+		CHECK(mmlock_policy_of(stock) == &mmlock_policies[MMLOCK_POLICY_STOCK] &&
+		      !strcmp(mmlock_policies[MMLOCK_POLICY_STOCK].name, "stock") &&
+		      mmlock_policy_of(rv) == &mmlock_policies[MMLOCK_POLICY_RETRY_VMA] &&
+		      !strcmp(mmlock_policy_of(rv)->name, "retry-vma") && !mmlock_policy_of(both),
+		      "mmlock_policy_of: stock and retry-vma by their sysctls; both set is no policy");
+	}
+	{
 		/* the reader: a number, or -1 for no file, no number, a negative one */
 		char path[] = "/tmp/mmlock-contract-XXXXXX";
 		struct mmlock_sysctl fake = mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY];
