@@ -847,21 +847,7 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	const char *end = line + len;
 	int space;
 
-	/* not memset: the key and value arrays are read only up to nr_fields */
-	out->kind = LINE_HEADER;
-	out->comm = NULL;
-	out->pid = 0;
-	out->tgid = -1;
-	out->cpu = 0;
-	out->ts_ns = 0;
-	out->event = NULL;
-	out->id = -1;
-	out->frame = NULL;
-	out->lost = 0;
-	out->what = NULL;
-	out->have = 0;
-	out->num_ok = 0;
-	out->nr_fields = 0;
+	parsed_line_reset(out, LINE_HEADER);
 	if (!tables_ready)
 		tables_fill();
 	p = skip_blanks(line, end);

@@ -114,6 +114,33 @@ struct parsed_line {
 };
 
 /**
+ * parsed_line_reset() - an empty record of a kind
+ * @pl:		the record
+ * @kind:	its kind
+ *
+ * Not memset: the key and value arrays are read only up to nr_fields.  Every
+ * producer of records (the text parser, the binary source) starts here, so a
+ * new field cannot be left unset by one of them.
+ */
+static inline void parsed_line_reset(struct parsed_line *pl, enum line_kind kind)
+{
+	pl->kind = kind;
+	pl->comm = NULL;
+	pl->pid = 0;
+	pl->tgid = -1;
+	pl->cpu = 0;
+	pl->ts_ns = 0;
+	pl->event = NULL;
+	pl->id = -1;
+	pl->frame = NULL;
+	pl->lost = 0;
+	pl->what = NULL;
+	pl->have = 0;
+	pl->num_ok = 0;
+	pl->nr_fields = 0;
+}
+
+/**
  * parse_line() - parse one trace line in place
  * @line:	the line, NUL-terminated; NULs are written into it to split it
  * @out:	the record; its pointers point into @line

@@ -717,29 +717,11 @@ static struct pid_ent *pid_get(struct source *src, int pid, int tgid)
 	return p->tgid == tgid ? p : NULL;
 }
 
-static void line_init(struct parsed_line *pl, enum line_kind kind)
-{
-	pl->kind = kind;
-	pl->comm = NULL;
-	pl->pid = 0;
-	pl->tgid = -1;
-	pl->cpu = 0;
-	pl->ts_ns = 0;
-	pl->event = NULL;
-	pl->id = -1;
-	pl->frame = NULL;
-	pl->lost = 0;
-	pl->what = NULL;
-	pl->have = 0;
-	pl->num_ok = 0;
-	pl->nr_fields = 0;
-}
-
 /* A record of @kind with the header columns its line would show. */
 static void header_fill(struct parsed_line *pl, enum line_kind kind, const struct pid_ent *p,
 			const struct bin_event *e)
 {
-	line_init(pl, kind);
+	parsed_line_reset(pl, kind);
 	pl->comm = p->comm;
 	pl->pid = p->pid;
 	pl->tgid = p->tgid >= 0 ? p->tgid : -1;
@@ -1173,7 +1155,7 @@ static int binary_next(struct source *src, struct parsed_line *pl)
 							 sizeof(src->frame_buf));
 
 			if (fn) {
-				line_init(pl, LINE_FRAME);
+				parsed_line_reset(pl, LINE_FRAME);
 				pl->frame = fn;
 				src->lineno++;
 				src->head[0] = '\0';
@@ -1202,7 +1184,7 @@ static int binary_next(struct source *src, struct parsed_line *pl)
 		}
 		src->ev_pending = !e->damaged;
 		if (e->lost) {
-			line_init(pl, LINE_LOST);
+			parsed_line_reset(pl, LINE_LOST);
 			pl->cpu = e->cpu;
 			pl->lost = e->lost;
 			src->lineno++;
