@@ -252,7 +252,7 @@ struct slab {
 
 struct analysis {
 	struct analysis_opts	opts;
-	struct slab		ival_slab, mmslot_slab;
+	struct slab		ival_slab, mmslot_slab, task_slab;
 	struct task		*last_task;	/* the task found last (task_find()) */
 	int			epochs_moved;	/* a [LOST] marker moved an epoch */
 	struct bucket		*bucket_cache;	/* emptied buckets, kept for reuse */

@@ -31,39 +31,63 @@ const char *const slot_anomaly_names[SA_NR] = {
 /* ---- small helpers ------------------------------------------------------ */
 
 /*
- * A call comes and goes with nearly every fault: the last ones freed are
- * kept for the next (a few hundred KiB at most), off malloc's hot path.
+ * Intervals and mm slots come and go by the million: a free list over
+ * blocks keeps them off malloc's hot path and close together in memory.
+ * Blocks are given back only at the end (the peak is what was open).
  */
-#define CALL_CACHE	1024
+#define SLAB_BLOCK	256
 
-static _Thread_local struct call *call_cache;
-static _Thread_local unsigned int nr_call_cache;
+static void *slab_alloc(struct slab *sl, size_t size)
+{
+	void *p = sl->free;
+
+	if (p) {
+		sl->free = *(void **)p;
+	} else {
+		if (!sl->left) {
+			sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
+			sl->next = sl->blocks[sl->nr_blocks++] = xmalloc(SLAB_BLOCK * size);
+			sl->left = SLAB_BLOCK;
+		}
+		p = sl->next;
+		sl->next += size;
+		sl->left--;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+static void slab_free(struct slab *sl, void *p)
+{
+	*(void **)p = sl->free;
+	sl->free = p;
+}
+
+static void slab_release(struct slab *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->nr_blocks; i++)
+		free(sl->blocks[i]);
+	free(sl->blocks);
+	memset(sl, 0, sizeof(*sl));
+}
+
+/*
+ * Calls come from one slab per thread, shared by the analyses alive in it
+ * and given back with the last of them: no free() per call, not even at
+ * the end (a trace that ends with 1e5 open faults).
+ */
+static _Thread_local struct slab call_slab;
+static _Thread_local unsigned int nr_analyses;
 
 static struct call *call_new(uint64_t ts)
 {
-	struct call *c = call_cache;
+	struct call *c = slab_alloc(&call_slab, sizeof(*c));
 
-	if (c) {
-		call_cache = *(struct call **)c;
-		nr_call_cache--;
-		memset(c, 0, sizeof(*c));
-	} else {
-		c = xcalloc(1, sizeof(*c));
-	}
 	c->refs = 1;
 	c->ts = ts;
 	return c;
-}
-
-static void call_cache_release(void)
-{
-	struct call *c;
-
-	while ((c = call_cache)) {
-		call_cache = *(struct call **)c;
-		free(c);
-	}
-	nr_call_cache = 0;
 }
 
 static struct call *call_get(struct call *c)
@@ -77,13 +101,7 @@ static void call_put(struct call *c)
 {
 	if (c && !--c->refs) {
 		free(c->wpids);
-		if (nr_call_cache < CALL_CACHE) {
-			*(struct call **)c = call_cache;
-			call_cache = c;
-			nr_call_cache++;
-		} else {
-			free(c);
-		}
+		slab_free(&call_slab, c);
 	}
 }
 
@@ -228,49 +246,6 @@ static struct caller_stat *call_caller(struct analysis *an, struct call *c)
 	return cs;
 }
 
-/*
- * Intervals and mm slots come and go by the million: a free list over
- * blocks keeps them off malloc's hot path and close together in memory.
- * Blocks are given back only at the end (the peak is what was open).
- */
-#define SLAB_BLOCK	256
-
-static void *slab_alloc(struct slab *sl, size_t size)
-{
-	void *p = sl->free;
-
-	if (p) {
-		sl->free = *(void **)p;
-	} else {
-		if (!sl->left) {
-			sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
-			sl->next = sl->blocks[sl->nr_blocks++] = xmalloc(SLAB_BLOCK * size);
-			sl->left = SLAB_BLOCK;
-		}
-		p = sl->next;
-		sl->next += size;
-		sl->left--;
-	}
-	memset(p, 0, size);
-	return p;
-}
-
-static void slab_free(struct slab *sl, void *p)
-{
-	*(void **)p = sl->free;
-	sl->free = p;
-}
-
-static void slab_release(struct slab *sl)
-{
-	size_t i;
-
-	for (i = 0; i < sl->nr_blocks; i++)
-		free(sl->blocks[i]);
-	free(sl->blocks);
-	memset(sl, 0, sizeof(*sl));
-}
-
 /* ---- tasks ---------------------------------------------------------------- */
 
 static int task_eq(const void *item, const void *key)
@@ -317,7 +292,7 @@ static void task_free(struct analysis *an, struct task *t)
 	an->nr_tasks--;
 	call_put(t->sfault);
 	free(t->pending_stack);
-	free(t);
+	slab_free(&an->task_slab, t);
 }
 
 /*
@@ -367,7 +342,7 @@ static struct task *task_get(struct analysis *an, int pid)
 		idle_unlink(an, t);
 		return t;
 	}
-	t = xcalloc(1, sizeof(*t));
+	t = slab_alloc(&an->task_slab, sizeof(*t));
 	t->pid = pid;
 	t->tgid = -1;
 	t->prio = -1;
@@ -2397,6 +2372,7 @@ struct analysis *analysis_new(const struct analysis_opts *opts)
 	an->opts = *opts;
 	an->seed = hash_seed();
 	an->lc = lifecycle_new();
+	nr_analyses++;
 	return an;
 }
 
@@ -2506,10 +2482,10 @@ void analysis_free(struct analysis *an)
 		stack_target_put(t);
 		call_put(t->sfault);
 		free(t->pending_stack);
-		free(t);
 	}
 	free(items);
 	htab_release(&an->tasks);
+	slab_release(&an->task_slab);
 	items = htab_items(&an->pidstats, &n);
 	for (i = 0; i < n; i++)
 		free(items[i]);
@@ -2528,7 +2504,8 @@ void analysis_free(struct analysis *an)
 		free(b->v);
 		free(b);
 	}
-	call_cache_release();
+	if (!--nr_analyses)
+		slab_release(&call_slab);	/* every call of every analysis was put */
 	htab_release(&an->caller_index);
 	free(an->callers);
 	for (l = 0; l < an->nr_swriters; l++)
