@@ -52,16 +52,54 @@ struct summary_meta {
 	const char	*maps_error;		/* the snapshots could not be read: why */
 };
 
+/**
+ * analysis_new() - an empty analysis
+ * @opts: its options, copied
+ *
+ * Return: the analysis (allocation failure exits, as xmalloc() does).
+ */
 struct analysis *analysis_new(const struct analysis_opts *opts);
-/* Feed one parsed line. */
+
+/**
+ * analysis_feed() - feed one parsed line
+ * @an: the analysis
+ * @pl: the line (any kind: event, stack block, [LOST] marker, header)
+ */
 void analysis_feed(struct analysis *an, const struct parsed_line *pl);
-/* Count a malformed line (the caller reports it). */
+
+/**
+ * analysis_malformed() - count a malformed line (the caller reports it)
+ * @an: the analysis
+ */
 void analysis_malformed(struct analysis *an);
-/* End of input: close what is open as unclosed. */
+
+/**
+ * analysis_finish() - end of input: what is still open is counted unclosed
+ * @an: the analysis; only analysis_summary() and analysis_free() may follow
+ */
 void analysis_finish(struct analysis *an);
-/* Lines that were trace events or markers (not headers, not malformed). */
+
+/**
+ * analysis_trace_lines() - the lines that were trace events or markers
+ * @an: the analysis
+ *
+ * Return: their number (not headers, not malformed lines).
+ */
 unsigned long analysis_trace_lines(const struct analysis *an);
+
+/**
+ * analysis_summary() - the summary JSON of a finished analysis (summary.c)
+ * @an: the analysis, after analysis_finish()
+ * @meta: what the capture's metadata says
+ *
+ * Return: a new JSON object (reference owned by the caller).
+ */
 struct json_object *analysis_summary(struct analysis *an, const struct summary_meta *meta);
+
+/**
+ * analysis_free() - free @an (finishing it first if need be)
+ * @an: the analysis, or NULL
+ */
 void analysis_free(struct analysis *an);
 
 #endif /* MMLOCK_ANALYSIS_H */

@@ -16,9 +16,26 @@ struct hist {
 	uint32_t	*buckets;	/* allocated on first add */
 };
 
+/**
+ * hist_add() - add the value @us
+ * @h: the distribution (zeroed to start)
+ * @us: the value, in microseconds
+ */
 void hist_add(struct hist *h, uint64_t us);
-/* Nearest rank: the ceil(p/100 * count)-th smallest value; count must be > 0. */
+
+/**
+ * hist_percentile() - the nearest-rank @p-th percentile
+ * @h: the distribution; its count must be > 0
+ * @p: 0..100
+ *
+ * Return: the ceil(p/100 * count)-th smallest value (its bucket's lower bound).
+ */
 uint64_t hist_percentile(const struct hist *h, unsigned int p);
+
+/**
+ * hist_free() - free @h's buckets: the end of its use
+ * @h: the distribution
+ */
 void hist_free(struct hist *h);
 
 #endif /* MMLOCK_HIST_H */

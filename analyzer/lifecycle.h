@@ -35,11 +35,51 @@ const char *writer_syscall(const char *caller_func);
  */
 int writer_known_path(const char *caller_func);
 
+/**
+ * lifecycle_new() - empty per-TGID event mixes and refault table
+ *
+ * Return: the state (allocation failure exits, as xmalloc() does).
+ */
 struct lifecycle *lifecycle_new(void);
+
+/**
+ * lifecycle_event() - count an event of @kind of @tgid at @ts_ns
+ * @lc: the state
+ * @tgid: the thread group; negative (unknown) is not counted
+ * @ts_ns: its time: bins of the TGID's span, merged as the span grows
+ * @kind: which event
+ */
 void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts_ns, enum lc_kind kind);
+
+/**
+ * lifecycle_fault() - a fault of (@mm, @address) at @ts_ns: a refault candidate
+ * @lc: the state
+ * @mm: the mm_struct pointer
+ * @address: the faulting address (its page is the key)
+ * @ts_ns: its time
+ */
 void lifecycle_fault(struct lifecycle *lc, uint64_t mm, unsigned long address, uint64_t ts_ns);
+
+/**
+ * lifecycle_json() - each TGID's event mix, early, middle and late in its span
+ * @lc: the state
+ *
+ * Return: a new JSON array (reference owned by the caller).
+ */
 struct json_object *lifecycle_json(const struct lifecycle *lc);
+
+/**
+ * refaults_json() - the addresses that faulted again and again
+ * @lc: the state
+ *
+ * Return: a new JSON object (reference owned by the caller).
+ */
 struct json_object *refaults_json(const struct lifecycle *lc);
+
+/**
+ * lifecycle_free() - free @lc
+ * @lc: the state, or NULL
+ */
 void lifecycle_free(struct lifecycle *lc);
 
 #endif /* MMLOCK_LIFECYCLE_H */
