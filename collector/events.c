@@ -17,6 +17,7 @@
 #include <tracefs.h>
 
 #include "evset.h"
+#include "filter.h"
 #include "infile.h"
 #include "mmlock_events.h"
 #include "record.h"
@@ -367,7 +368,7 @@ int record_filters_build(struct record *r)
 
 			if (!r->col.events[i].custom)
 				continue;
-			f = xasprintf("tgid == %d", o->tgid);
+			f = trace_filter_tgids(&o->tgid, 1);
 			append_filter(&r->col.events[i], f);
 			free(f);
 		}

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "lost.h"
 #include "mmlock_events.h"
 #include "outfile.h"
@@ -149,38 +150,6 @@ static void fill_sysctls(struct trace_status *st)
 		*trace_status_sysctl(st, i) = mmlock_sysctl_read(&mmlock_sysctls[i]);
 }
 
-/* One line saying what was filtered, for a person or a summary; NULL: nothing. */
-static char *filter_summary(struct record *r)
-{
-	char *s = NULL, *n;
-	size_t i;
-
-	if (r->nr_pids) {
-		s = xasprintf("set_event_pid");
-		for (i = 0; i < r->nr_pids; i++) {
-			n = xasprintf("%s %d", s, r->pids[i]);
-			free(s);
-			s = n;
-		}
-		if (r->event_fork) {
-			n = xasprintf("%s (+event-fork)", s);
-			free(s);
-			s = n;
-		}
-	}
-	for (i = 0; i < r->col.nr_events; i++) {
-		const struct rec_event *e = &r->col.events[i];
-
-		if (!e->filter)
-			continue;
-		n = xasprintf("%s%s%s:%s: %s", s ? s : "", s ? "; " : "", e->system, e->name,
-			      e->filter);
-		free(s);
-		s = n;
-	}
-	return s;
-}
-
 static void fill_events(struct record *r, struct trace_status *st)
 {
 	size_t i;
@@ -197,6 +166,8 @@ static void fill_events(struct record *r, struct trace_status *st)
 		if (e->trigger)
 			st->stack_events[st->nr_stack_events++] = full;
 	}
+	st->filter = trace_status_keep(st, trace_filter_line(r->pids, r->nr_pids, r->event_fork,
+							     st->ev, (size_t)st->nr_events));
 	if (r->events_unknown) {
 		free(st->ev);
 		st->ev = NULL;
@@ -248,7 +219,6 @@ static void fill(struct record *r, struct trace_status *st)
 	st->module_caps = r->module_caps;
 	st->module_version = r->module_version;
 	fill_events(r, st);
-	st->filter = trace_status_keep(st, filter_summary(r));
 	if (live)
 		fill_sysctls(st);
 	st->clock = r->clock;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "filter.h"
 #include "outfile.h"
 #include "recipe.h"
 #include "util.h"
@@ -43,20 +44,6 @@ static const enum mmlock_event_id gki_triggers[] = {
 	MMLOCK_EV_MMAP_LOCK_START_LOCKING, MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED,
 	MMLOCK_EV_MMAP_LOCK_RELEASED,
 };
-
-/* "tgid == A || tgid == B": the custom events' own tgid field, so the kernel drops the rest */
-static char *tgid_filter(const struct recipe *r)
-{
-	char *f = xstrdup(""), *next;
-	size_t i;
-
-	for (i = 0; i < r->nr_tgids; i++) {
-		next = xasprintf("%s%stgid == %d", f, i ? " || " : "", r->tgids[i]);
-		free(f);
-		f = next;
-	}
-	return f;
-}
 
 static void event_push(struct recipe *r, const char *sys, const char *name, char *stack_filter)
 {
@@ -80,7 +67,7 @@ static void event_push(struct recipe *r, const char *sys, const char *name, char
 static char *stack_filter_of(const struct recipe *r, const struct mmlock_event *ev)
 {
 	if (ev && ev->custom && mmlock_event_field(ev, "user_pc"))
-		return tgid_filter(r);
+		return trace_filter_tgids(r->tgids, r->nr_tgids);
 	/* the collector's stack trigger of the stock set: write acquisitions */
 	if (ev && ev->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED)
 		return xstrdup(EVSET_WRITE_STACK_IF);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "jsonout.h"
 #include "outfile.h"
 #include "run.h"
@@ -132,38 +133,6 @@ static void row_copy(json_object *row, json_object *from, const char *key)
 		json_object_object_add(row, key, json_object_get(v));
 }
 
-/*
- * The processes a capture's filter keeps: the numbers after "set_event_pid"
- * and in each "tgid == N" of trace.status's filter line
- * (collector/status.c, filter_summary()).  Returns how many went into @out.
- */
-static size_t filter_pids(const char *filter, int64_t *out, size_t max)
-{
-	const char *p = strstr(filter, "set_event_pid");
-	size_t n = 0;
-	char *end;
-
-	if (p) {
-		for (p += strlen("set_event_pid"); n < max; p = end) {
-			long long v;
-
-			while (*p == ' ')
-				p++;
-			v = strtoll(p, &end, 10);
-			if (end == p || (*end && *end != ' ' && *end != ';'))
-				break;
-			out[n++] = v;
-		}
-	}
-	for (p = strstr(filter, "tgid == "); p && n < max; p = strstr(p + 1, "tgid == ")) {
-		long long v = strtoll(p + strlen("tgid == "), &end, 10);
-
-		if (end != p + strlen("tgid == "))
-			out[n++] = v;
-	}
-	return n;
-}
-
 /* Whether the capture was filtered, and to the workload's own TGID (@o's keys, @notes). */
 static void check_filter(json_object *o, json_object *notes, json_object *sum, json_object *report)
 {
@@ -171,7 +140,7 @@ static void check_filter(json_object *o, json_object *notes, json_object *sum, j
 	const char *filter = v && json_object_is_type(v, json_type_string) ?
 			     json_object_get_string(v) : NULL;
 	int64_t kept[64], tgid = -1;
-	size_t n = filter ? filter_pids(filter, kept, ARRAY_SIZE(kept)) : 0, i;
+	size_t n = filter ? trace_filter_pids(filter, kept, ARRAY_SIZE(kept)) : 0, i;
 	int mine = 0;
 
 	v = json_path(report, "tgid");
