@@ -7,6 +7,9 @@
  * name; the return value is the process exit code (enum mmlock_exit).
  */
 int cmd_analyze(int argc, char **argv);		/* analyzer/cmd-analyze.c */
+struct json_object;
+/* analyze in-process for `mmlock run`: the summary handed back, not written */
+int cmd_analyze_summary(int argc, char **argv, struct json_object **summary);
 int cmd_compare(int argc, char **argv);		/* analyzer/cmd-compare.c */
 int cmd_convert(int argc, char **argv);		/* collector/cmd-convert.c */
 int cmd_device(int argc, char **argv);		/* device/cmd-device.c */

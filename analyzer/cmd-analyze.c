@@ -174,7 +174,12 @@ static void open_maps(const char *maps_dir, const char *input, int nr_inputs, co
 	}
 }
 
-int cmd_analyze(int argc, char **argv)
+/*
+ * @result: NULL (a command: the summary goes to -o or standard output, in
+ * words too), or where the summary is handed to an in-process caller
+ * (cmd_analyze_summary()), which owns it then; nothing is written.
+ */
+static int analyze_main(int argc, char **argv, json_object **result)
 {
 	enum { OPT_STACK_POS = 256, OPT_STATUS, OPT_MAPS, OPT_SYMFS };
 	static const struct option opts[] = {
@@ -342,6 +347,12 @@ int cmd_analyze(int argc, char **argv)
 	open_maps(maps_dir, argv[optind], argc - optind, symfs, st.clock, &meta, &maps_path,
 		  &maps_err);
 	summary = analysis_summary(an, &meta);
+	if (result) {
+		*result = summary;
+		if (ctx.nr_errors)
+			ret = MMLOCK_EXIT_PARTIAL;
+		goto out_free_analysis;
+	}
 	if (write_output(output, summary, pretty))
 		ret = MMLOCK_EXIT_OUTPUT;
 	else if (ctx.nr_errors)
@@ -366,4 +377,28 @@ out_free_analysis:
 out_put_errors:
 	json_object_put(ctx.errors);
 	return ret;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	return analyze_main(argc, argv, NULL);
+}
+
+/**
+ * cmd_analyze_summary - `mmlock analyze` in-process, the summary handed back
+ * @argc: argument count (argv[0] is "analyze")
+ * @argv: the options and inputs of `mmlock analyze`, without -o
+ * @summary: set to the summary (the caller puts it), NULL when none was made
+ *
+ * What `mmlock run` calls: it merges the workload's report and the policy
+ * into the summary and writes it once, atomically, instead of reading back
+ * a file analyze wrote.
+ *
+ * Return: the exit code `mmlock analyze` would have (MMLOCK_EXIT_PARTIAL
+ * with a summary when part of the input was damaged).
+ */
+int cmd_analyze_summary(int argc, char **argv, json_object **summary)
+{
+	*summary = NULL;
+	return analyze_main(argc, argv, summary);
 }

@@ -1882,7 +1882,9 @@ static void run_one(struct session *s, const char *wl, const struct run_policy *
 
 		if (json_object_object_get_ex(dev, "lost_events", &v))
 			lost = json_object_get_int64(v);
-		run_summary_merge(summary, rep, p, lost, s->kernel_delay, agent_filter, row, &why);
+		/* analyze ran in a child of its own (call_builtin()): its summary is on disk */
+		run_summary_merge(summary, json_object_from_file(summary), rep, p, lost,
+				  s->kernel_delay, agent_filter, row, &why);
 	}
 out:
 	if (why)

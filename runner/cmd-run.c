@@ -157,18 +157,39 @@ static void reap_beside(void)
  * Another subcommand in this process (perf's __cmd_record): its messages
  * carry its own name, getopt starts afresh for it and for us after it.
  */
-static int run_command(int (*cmd)(int, char **), const char *prog, struct run_argv *a)
+static const char *command_enter(const char *prog)
 {
 	const char *mine = util_prog();
-	int rc;
 
 	fflush(stdout);
 	util_set_prog(prog);
 	optind = 0;
-	rc = cmd(a->argc, a->argv);
+	return mine;
+}
+
+static void command_leave(const char *mine, struct run_argv *a)
+{
 	optind = 0;
 	util_set_prog(mine);
 	run_argv_free(a);
+}
+
+static int run_command(int (*cmd)(int, char **), const char *prog, struct run_argv *a)
+{
+	const char *mine = command_enter(prog);
+	int rc = cmd(a->argc, a->argv);
+
+	command_leave(mine, a);
+	return rc;
+}
+
+/* analyze, its summary handed back to be merged and written once */
+static int run_analyze(struct run_argv *a, json_object **sum)
+{
+	const char *mine = command_enter("mmlock analyze");
+	int rc = cmd_analyze_summary(a->argc, a->argv, sum);
+
+	command_leave(mine, a);
 	return rc;
 }
 
@@ -304,6 +325,7 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	char *report = xasprintf("%s/workload.json", dir);
 	char *summary = xasprintf("%s/summary.json", dir);
 	struct run_argv a = { 0 };
+	json_object *sum = NULL;
 	char *why = NULL;
 	enum run_outcome ret = RUN_FAILED;
 	int rc, i;
@@ -388,20 +410,17 @@ static enum run_outcome run_one(const char *self, const struct run_opts *o,
 	run_argv_push(&a, o->kernel);
 	run_argv_push(&a, "--threshold-us");
 	run_argv_push(&a, o->threshold);
-	run_argv_push(&a, "-o");
-	run_argv_push(&a, summary);
-	run_argv_push(&a, "--pretty");
-	run_argv_push(&a, "--quiet");	/* run prints every summary in words at the end */
 	run_argv_push(&a, trace);
-	rc = run_command(cmd_analyze, "mmlock analyze", &a);
+	rc = run_analyze(&a, &sum);
 	if (rc && rc != MMLOCK_EXIT_PARTIAL) {
+		json_object_put(sum);
 		why = xasprintf("mmlock analyze failed, exit code %d", rc);
 		goto out_row;
 	}
 
-	/* merge the workload's report and the policy into the summary */
-	if (run_summary_merge(summary, json_object_from_file(report), p, -1, o->kernel_delay, NULL,
-			      row, &why))
+	/* merge the workload's report and the policy into the summary, then write it */
+	if (run_summary_merge(summary, sum, json_object_from_file(report), p, -1, o->kernel_delay,
+			      NULL, row, &why))
 		goto out_row;
 	ret = RUN_DONE;
 out_row:

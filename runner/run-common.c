@@ -263,7 +263,8 @@ static json_object *contract_checks(json_object *sum, json_object *report, json_
 
 /**
  * run_summary_merge - fold a workload's report and its policy into its summary
- * @summary: the summary.json `mmlock analyze` wrote; rewritten atomically
+ * @summary: where the summary goes (written atomically)
+ * @sum: the summary `mmlock analyze` made (ownership taken), or NULL
  * @report: the workload's report (ownership taken), or NULL
  * @p: the policy the run was under
  * @lost_at_least: events the producer knows it lost (a device's own ring
@@ -278,18 +279,18 @@ static json_object *contract_checks(json_object *sum, json_object *report, json_
  *
  * Returns 0, or -1 with *@why set.
  */
-int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
-		      int64_t lost_at_least, json_object *kernel_delay, const char *filter,
-		      json_object *row, char **why)
+int run_summary_merge(const char *summary, json_object *sum, json_object *report,
+		      const struct run_policy *p, int64_t lost_at_least, json_object *kernel_delay,
+		      const char *filter, json_object *row, char **why)
 {
 	static const char *const counts[] = {
 		"type_a_count", "type_b_count", "type_c_count", "type_c_score_us"
 	};
-	json_object *sum = json_object_from_file(summary), *pol, *v;
+	json_object *pol, *v;
 	size_t k;
 
 	if (!sum) {
-		*why = xasprintf("%s: unreadable summary", summary);
+		*why = xasprintf("%s: no summary to merge into", summary);
 		json_object_put(report);
 		return -1;
 	}

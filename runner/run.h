@@ -38,9 +38,9 @@ void run_argv_free(struct run_argv *a);
 void run_argv_workload(struct run_argv *a, const char *self, const char *wl,
 		       const char *duration, const char *dir, const char *report,
 		       char *const *args, int nr_args);
-int run_summary_merge(const char *summary, json_object *report, const struct run_policy *p,
-		      int64_t lost_at_least, json_object *kernel_delay, const char *filter,
-		      json_object *row, char **why);
+int run_summary_merge(const char *summary, json_object *sum, json_object *report,
+		      const struct run_policy *p, int64_t lost_at_least, json_object *kernel_delay,
+		      const char *filter, json_object *row, char **why);
 /* The contract's preflight: artificial delays in the fault path (runner/preflight.c). */
 json_object *run_preflight_kernel_delay(const char *src, int local);
 char *run_preflight_describe(json_object *kd);

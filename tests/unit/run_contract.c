@@ -30,7 +30,8 @@ static json_object *merge(const char *summary_text, const char *report_text, jso
 	if (fd < 0 || write(fd, summary_text, strlen(summary_text)) != (ssize_t)strlen(summary_text))
 		return row;
 	close(fd);
-	if (run_summary_merge(path, report_text ? json_tokener_parse(report_text) : NULL, &stock, -1,
+	if (run_summary_merge(path, json_tokener_parse(summary_text),
+			      report_text ? json_tokener_parse(report_text) : NULL, &stock, -1,
 			      kernel_delay, agent_filter, row, &why))
 		printf("# merge failed: %s\n", why ? why : "?");
 	free(why);
