@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Internals shared by analysis.c (pairing) and summary.c (JSON). */
+/*
+ * The analysis' state, shared by the files that feed it (analysis.c: the
+ * dispatch; pairing.c, stock.c: the begin/end state machines; pair.c: the
+ * Type-A/B/C sweep; anomaly.c: broken sequences and [LOST]; tally.c: the
+ * tables the summary reads; task.c, mmslot.c, ival.c, call.c, stack.c:
+ * their objects) and by the files that read it (summary.c, cmd-export.c).
+ */
 #ifndef MMLOCK_ANALYSIS_INT_H
 #define MMLOCK_ANALYSIS_INT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "analysis.h"
 #include "htab.h"
@@ -11,6 +18,7 @@
 #include "evset.h"
 #include "lifecycle.h"
 #include "mmlock_events.h"
+#include "slab.h"
 
 enum slot {
 	SLOT_FAULT, SLOT_FAULT_WAIT, SLOT_RETRY_GAP, SLOT_VMA_WRITE, SLOT_VMA_WAIT,
@@ -241,39 +249,58 @@ struct top_heap {
 	struct c_evidence ev;	/* over every Type-C pair offered, not only the kept */
 };
 
-/* A free list of fixed-size objects carved from blocks (analysis.c). */
-struct slab {
-	void		*free;
-	char		*next;
-	size_t		left;
-	void		**blocks;
-	size_t		nr_blocks;
+/* The tasks by pid, and those with nothing open, oldest first (task.c). */
+struct task_table {
+	struct slab		slab;
+	struct htab		tab;		/* by pid */
+	size_t			nr;
+	struct task		*last;		/* the task found last (task_find()) */
+	struct task		*idle_head, *idle_tail;
+	size_t			nr_idle;
+	int			finishing;	/* analysis_finish() is walking the tasks */
+};
+
+/* The (pid, mm) slots of the mmap_lock events (mmslot.c). */
+struct mmslot_table {
+	struct slab		slab;
+	struct htab		tab;		/* by (pid, mm, stock) */
+};
+
+/* The sweep lists and the closed intervals' buckets (pair.c). */
+struct sweep {
+	struct ilist		lists[L_NR];
+	struct htab		buckets;	/* closed sweep intervals by pairing key */
+	struct bucket		*cache;		/* emptied buckets, kept for reuse */
+	unsigned int		nr_cache;
+	uint64_t		seq;		/* intervals closed so far */
+};
+
+/* [LOST] markers seen per CPU: an interval opened before one is truncated (anomaly.c). */
+struct epochs {
+	int			moved;		/* a [LOST] marker moved an epoch */
+	uint64_t		small[256];
+	struct htab		tab;		/* CPUs from 256 up */
+};
+
+/* The stack block being read (stack.c). */
+struct stack_block {
+	struct task		*task;
+	int			cpu;
+	char			buf[STACK_LEN];
+	int			frames;
 };
 
 struct analysis {
 	struct analysis_opts	opts;
-	struct slab		ival_slab, mmslot_slab, task_slab;
-	struct task		*last_task;	/* the task found last (task_find()) */
-	int			epochs_moved;	/* a [LOST] marker moved an epoch */
-	struct bucket		*bucket_cache;	/* emptied buckets, kept for reuse */
-	unsigned int		nr_bucket_cache;
 	uint64_t		seed;		/* of every hash */
-	struct htab		tasks;		/* by pid */
-	size_t			nr_tasks;
-	struct task		*idle_head, *idle_tail;
-	size_t			nr_idle;
-	int			finishing;	/* analysis_finish() is walking the tasks */
-	struct htab		mmslots;	/* by (pid, mm, stock) */
+	struct slab		ival_slab;
+	struct task_table	tt;
+	struct mmslot_table	ms;
+	struct sweep		sw;
+	struct epochs		ep;
+	struct stack_block	stk;
 	struct htab		pidstats;	/* by pid */
 	uint64_t		pidstat_omitted;	/* waits of pids beyond MAX_PIDSTATS */
-	struct htab		buckets;	/* closed sweep intervals by pairing key */
-	uint64_t		close_seq;
-
-	/* [LOST] markers seen per CPU: an interval opened before one is truncated */
-	uint64_t		epoch_small[256];
-	struct htab		epochs;		/* CPUs from 256 up */
-
-	struct ilist		lists[L_NR];
 	uint64_t		now, first_ts;
 	int			first_ts_set;
 
@@ -333,13 +360,19 @@ struct analysis {
 	uint64_t		anomalies[SLOT_NR][SA_NR];
 	uint64_t		an_fault_wait_outside, an_retry_outside, an_truncated;
 	uint64_t		an_backwards;
-
-	/* stack block being read */
-	struct task		*stack_task;
-	int			stack_cpu;
-	char			stack_buf[STACK_LEN];
-	int			stack_frames;
 };
+
+/* strlen-bounded copy that always terminates @dst; NULL copies as "". */
+static inline void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strlen(src) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	if (n)
+		memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 /* VM_SHARED, the same bit on every kernel since 2.6 */
 #define VM_SHARED_BIT	0x8ULL

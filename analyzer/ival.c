@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Intervals: allocation with the task and [LOST] epoch they belong to, and release. */
+#include "analysis-int.h"
+#include "anomaly.h"
+#include "call.h"
+#include "ival.h"
+#include "pair.h"
+#include "task.h"
+
+struct ival *ival_new(struct analysis *an, struct task *t, uint64_t ts, int cpu, int prio)
+{
+	struct ival *iv = slab_alloc(&an->ival_slab, sizeof(*iv));
+
+	iv->start = ts;
+	iv->task = t;
+	t->refs++;
+	iv->cpu = cpu;
+	iv->epoch = anomaly_epoch(an, cpu);
+	iv->prio = prio;
+	iv->list = -1;
+	return iv;
+}
+
+void ival_free(struct analysis *an, struct ival *iv)
+{
+	if (!iv)
+		return;
+	pair_forget(an, iv);
+	call_put(iv->call);
+	if (iv->task && !--iv->task->refs)
+		task_settle_idle(an, iv->task);
+	slab_free(&an->ival_slab, iv);
+}

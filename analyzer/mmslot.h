@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The (pid, mm) slots of the mmap_lock events (struct mmslot, analysis-int.h). */
+#ifndef MMLOCK_MMSLOT_H
+#define MMLOCK_MMSLOT_H
+
+#include <stdint.h>
+
+struct analysis;
+struct mmslot;
+struct task;
+
+/**
+ * mmslot_get() - @t's slot for @mm, created when there is none
+ * @an: the analysis
+ * @t: the task
+ * @mm: the mm_struct pointer of the event
+ * @stock: 1 for the stock events' slot, 0 for ours (kept apart)
+ *
+ * What a [LOST] marker truncated in it is dropped first (anomaly_settle_mmslot()).
+ *
+ * Return: the slot.
+ */
+struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock);
+
+/**
+ * mmslot_peek() - @t's stock slot for @mm, if there is one; never creates it
+ * @an: the analysis
+ * @t: the task
+ * @mm: the mm_struct pointer
+ *
+ * Return: the slot, or NULL.
+ */
+struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm);
+
+/**
+ * mmslot_release() - forget @t's slot for (@mm, @stock) if nothing is open in it
+ * @an: the analysis
+ * @t: the task
+ * @mm: the mm_struct pointer
+ * @stock: as for mmslot_get()
+ */
+void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock);
+
+/**
+ * mmslot_drop_acq() - forget @s's write acquisition without closing it
+ * @an: the analysis
+ * @s: the slot
+ */
+void mmslot_drop_acq(struct analysis *an, struct mmslot *s);
+
+/**
+ * mmslot_release_all() - free every slot (the analysis ends)
+ * @an: the analysis
+ */
+void mmslot_release_all(struct analysis *an);
+
+#endif /* MMLOCK_MMSLOT_H */

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Type-A, Type-B and Type-C pairs.  Intervals that take part in a pair kind
+ * are kept on sweep lists: open ones in start order, closed ones in end
+ * order.  A pair is found once, by the side that closes second, against the
+ * closed list of the other side; a closed interval is dropped as soon as no
+ * open or future interval can still overlap it, so memory follows the open
+ * intervals, not the trace length.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis-int.h"
+#include "ival.h"
+#include "pair.h"
+#include "tally.h"
+#include "util.h"
+
+static void list_append(struct analysis *an, int l, struct ival *iv)
+{
+	struct ilist *li = &an->sw.lists[l];
+
+	iv->list = l;
+	iv->next = NULL;
+	iv->prev = li->tail;
+	if (li->tail)
+		li->tail->next = iv;
+	else
+		li->head = iv;
+	li->tail = iv;
+}
+
+static void list_remove(struct analysis *an, struct ival *iv)
+{
+	struct ilist *li;
+
+	if (iv->list < 0)
+		return;
+	li = &an->sw.lists[iv->list];
+	if (iv->prev)
+		iv->prev->next = iv->next;
+	else
+		li->head = iv->next;
+	if (iv->next)
+		iv->next->prev = iv->prev;
+	else
+		li->tail = iv->prev;
+	iv->prev = iv->next = NULL;
+	iv->list = -1;
+}
+
+/*
+ * Closed sweep intervals are indexed by what a pair needs equal: Type-A by
+ * (mm, vma) when the event had the pointer and by (mm, vm_start, vm_end, ino,
+ * dev) always (the fallback of same_vma()), Type-B by mm.  A closing interval
+ * then looks only at the buckets it can pair with, from the first member that
+ * ends after it starts (a binary search: members are in closing order), so
+ * one interval that never ends does not make every later close scan what it
+ * holds back (issue 13 M5).
+ */
+enum bucket_kind { BK_VMA, BK_RANGE_VMA, BK_RANGE_NOVMA, BK_MM };
+
+struct bucket_key {
+	int		list, kind;
+	uint64_t	mm, vma;
+	unsigned long	vm_start, vm_end, ino;
+	const char	*dev;
+};
+
+struct bucket {
+	struct bucket_key key;
+	char		dev[24];
+	uint64_t	hash;
+	struct ival	**v;
+	size_t		head, n, cap;	/* members v[head..n), in closing order */
+};
+
+static void bucket_key_of(struct bucket_key *k, int list, int kind, const struct ival *iv)
+{
+	memset(k, 0, sizeof(*k));
+	k->list = list;
+	k->kind = kind;
+	k->mm = iv->mm;
+	k->dev = "";
+	if (kind == BK_VMA) {
+		k->vma = iv->vma;
+	} else if (kind != BK_MM && iv->call) {
+		k->vm_start = iv->call->vm_start;
+		k->vm_end = iv->call->vm_end;
+		k->ino = iv->call->ino;
+		k->dev = iv->call->dev;
+	}
+}
+
+static uint64_t bucket_hash(const struct analysis *an, const struct bucket_key *k)
+{
+	const uint64_t m = 0x9e3779b97f4a7c15ULL;
+	uint64_t h = an->seed ^ ((uint64_t)k->list << 8 | (uint64_t)k->kind);
+
+	/* one final mix: a key is hashed for every close */
+	h = (h ^ k->mm) * m;
+	h = (h ^ k->vma) * m;
+	if (k->kind == BK_RANGE_VMA || k->kind == BK_RANGE_NOVMA) {
+		h = (h ^ k->vm_start) * m;
+		h = (h ^ k->vm_end) * m;
+		h = (h ^ k->ino) * m;
+		return hash_str(h, k->dev);
+	}
+	return hash_mix(h, 0);
+}
+
+static int bucket_eq(const void *item, const void *key)
+{
+	const struct bucket_key *a = &((const struct bucket *)item)->key, *b = key;
+
+	return a->list == b->list && a->kind == b->kind && a->mm == b->mm && a->vma == b->vma &&
+	       a->vm_start == b->vm_start && a->vm_end == b->vm_end && a->ino == b->ino &&
+	       !strcmp(a->dev, b->dev);
+}
+
+static struct bucket *bucket_find(struct analysis *an, const struct bucket_key *k)
+{
+	return htab_find(&an->sw.buckets, bucket_hash(an, k), bucket_eq, k);
+}
+
+static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv, int slot)
+{
+	struct bucket_key k;
+	struct bucket *b;
+	uint64_t h;
+
+	bucket_key_of(&k, list, kind, iv);
+	h = bucket_hash(an, &k);
+	b = htab_find(&an->sw.buckets, h, bucket_eq, &k);
+	if (!b) {
+		b = an->sw.cache;
+		if (b) {
+			/* its member array is kept: ready for as many members again */
+			an->sw.cache = *(struct bucket **)b->v;
+			an->sw.nr_cache--;
+			b->head = b->n = 0;
+		} else {
+			b = xcalloc(1, sizeof(*b));
+		}
+		b->key = k;
+		copy_str(b->dev, sizeof(b->dev), k.dev);
+		b->key.dev = b->dev;
+		b->hash = h;
+		htab_add(&an->sw.buckets, b->hash, b);
+	}
+	if (b->n == b->cap) {
+		if (b->head > b->cap / 2) {
+			/* most of it was pruned: move the live part down */
+			memmove(b->v, b->v + b->head, (b->n - b->head) * sizeof(*b->v));
+			b->n -= b->head;
+			b->head = 0;
+		} else {
+			b->cap = b->cap ? b->cap * 2 : 8;
+			b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+		}
+	}
+	b->v[b->n++] = iv;
+	iv->bk[slot] = b;
+}
+
+/* Emptied buckets kept for reuse: keys come back (the same mm, vma and file). */
+#define BUCKET_CACHE	256
+
+/* Take @iv out of its buckets; it is their oldest member (pruning goes in closing order). */
+static void bucket_remove(struct analysis *an, struct ival *iv)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct bucket *b = iv->bk[i];
+		size_t k;
+
+		if (!b)
+			continue;
+		iv->bk[i] = NULL;
+		for (k = b->head; k < b->n && b->v[k] != iv; k++)
+			;
+		if (k == b->n)
+			continue;
+		if (k == b->head) {
+			b->head++;	/* pruning goes in closing order: always the oldest */
+		} else {
+			memmove(b->v + k, b->v + k + 1, (b->n - k - 1) * sizeof(*b->v));
+			b->n--;
+		}
+		if (b->head == b->n) {
+			htab_del(&an->sw.buckets, b->hash, b);
+			if (an->sw.nr_cache < BUCKET_CACHE) {
+				/* the link lives in its (empty) member array */
+				*(struct bucket **)b->v = an->sw.cache;
+				an->sw.cache = b;
+				an->sw.nr_cache++;
+			} else {
+				free(b->v);
+				free(b);
+			}
+		}
+	}
+}
+
+/* Drop closed intervals that nothing open or future can overlap any more. */
+static void prune(struct analysis *an, int closed, int open_other)
+{
+	struct ilist *cl = &an->sw.lists[closed];
+	uint64_t bound = an->now;
+	struct ival *o = an->sw.lists[open_other].head;
+
+	if (o && o->start < bound)
+		bound = o->start;
+	while (cl->head && cl->head->end <= bound)
+		ival_free(an, cl->head);
+}
+
+static int overlaps(const struct ival *a, const struct ival *b)
+{
+	return a->start < b->end && b->start < a->end;
+}
+
+static uint64_t overlap_ns(const struct ival *a, const struct ival *b)
+{
+	uint64_t s = a->start > b->start ? a->start : b->start;
+	uint64_t e = a->end < b->end ? a->end : b->end;
+
+	return e > s ? e - s : 0;
+}
+
+static int same_vma(const struct ival *f, const struct ival *w)
+{
+	if (f->mm != w->mm)
+		return 0;
+	if (f->has_vma && w->has_vma)
+		return f->vma == w->vma;
+	return f->call && w->call && f->call->vm_start == w->call->vm_start &&
+	       f->call->vm_end == w->call->vm_end && f->call->ino == w->call->ino &&
+	       !strcmp(f->call->dev, w->call->dev);
+}
+
+static void side_from(struct pair_side *s, const struct ival *iv)
+{
+	s->pid = iv->task->pid;
+	s->tgid = iv->task->tgid;
+	s->prio = iv->prio;
+	copy_str(s->comm, sizeof(s->comm), iv->task->comm);
+	copy_str(s->stack, sizeof(s->stack), iv->call ? iv->call->stack : "");
+}
+
+static void heap_swap(struct pair_rec *a, struct pair_rec *b)
+{
+	struct pair_rec t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+int pair_known_path(const struct pair_rec *p, const char **operation)
+{
+	char func[CALLER_LEN];
+
+	tally_caller_func(func, sizeof(func), p->caller[0] ? p->caller : NULL);
+	if (operation)
+		*operation = writer_syscall(func);
+	return writer_known_path(func);
+}
+
+/*
+ * Keep the top_n slowest pairs in a min-heap; every pair goes through here
+ * (its Type-C inversion evidence is counted here too).
+ */
+static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
+{
+	unsigned int i, n = an->opts.top_n;
+	struct pair_rec *top;
+
+	if (p->c) {
+		int known = pair_known_path(p, NULL), slow = p->dur_ns > PAIR_SLOW_NS;
+
+		th->ev.known += known;
+		th->ev.over_1ms += slow;
+		th->ev.both += known && slow;
+	}
+	if (an->opts.on_pair)
+		an->opts.on_pair(an->opts.hook_ctx, p);
+	if (!n)
+		return;
+	if (!th->v)
+		th->v = xcalloc(n, sizeof(*th->v));
+	top = th->v;
+	if (th->n < n) {
+		i = th->n++;
+		top[i] = *p;
+		while (i && top[(i - 1) / 2].dur_ns > top[i].dur_ns) {
+			heap_swap(&top[(i - 1) / 2], &top[i]);
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	if (p->dur_ns <= top[0].dur_ns)
+		return;
+	top[0] = *p;
+	for (i = 0;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && top[l].dur_ns < top[m].dur_ns)
+			m = l;
+		if (r < n && top[r].dur_ns < top[m].dur_ns)
+			m = r;
+		if (m == i)
+			break;
+		heap_swap(&top[m], &top[i]);
+		i = m;
+	}
+}
+
+/* Type-C: the blocked side has the higher priority (lower number). */
+static int is_type_c(struct analysis *an, int blocked_prio, int blocker_prio)
+{
+	if (blocked_prio < 0 || blocker_prio < 0) {
+		an->c_prio_unknown++;
+		return 0;
+	}
+	return blocked_prio < blocker_prio;
+}
+
+static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
+{
+	uint64_t dur = overlap_ns(fw, vw);
+	struct caller_stat *cs = tally_call_caller(an, vw->call);
+	struct pair_rec p;
+
+	an->a_count++;
+	an->a_ns += dur;
+	if (!(fw->call->flags & CALL_A_FAULT)) {
+		fw->call->flags |= CALL_A_FAULT;
+		an->a_faults++;
+	}
+	if (!(vw->call->flags & CALL_A_WRITER)) {
+		vw->call->flags |= CALL_A_WRITER;
+		an->a_writers++;
+	}
+	memset(&p, 0, sizeof(p));
+	p.type = 'A';
+	p.c = is_type_c(an, vw->prio, fw->prio);
+	if (p.c) {
+		an->c_count++;
+		an->c_ns += dur;
+		an->c_from_a++;
+	}
+	cs->a_pairs++;
+	cs->a_ns += dur;
+	p.dur_ns = dur;
+	p.start_ns = fw->start > vw->start ? fw->start : vw->start;
+	side_from(&p.blocked, vw);
+	side_from(&p.blocker, fw);
+	copy_str(p.blocker.user_pc, sizeof(p.blocker.user_pc), fw->call->user_pc);
+	p.mm = vw->mm;
+	p.vma = vw->vma;
+	p.vm_start = vw->call->vm_start;
+	p.vm_end = vw->call->vm_end;
+	copy_str(p.caller, sizeof(p.caller), vw->call->caller);
+	top_offer(an, &an->top, &p);
+}
+
+static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
+{
+	uint64_t dur = overlap_ns(r, m);
+	struct caller_stat *cs = tally_call_caller(an, m->call);
+	struct pair_rec p;
+
+	an->b_count++;
+	an->b_ns += dur;
+	memset(&p, 0, sizeof(p));
+	p.holding = m->has_hold && m->hold_start <= r->start;
+	if (p.holding)
+		an->b_holding++;
+	else
+		an->b_queued++;
+	if (!(r->call->flags & CALL_B_FAULT)) {
+		r->call->flags |= CALL_B_FAULT;
+		an->b_faults++;
+		an->b_retry_ns += r->end - r->call->ts;
+	}
+	if (!(m->flags & IV_B_WRITER)) {
+		m->flags |= IV_B_WRITER;
+		an->b_writers++;
+	}
+	p.type = 'B';
+	p.c = is_type_c(an, r->prio, m->prio);
+	if (p.c) {
+		an->c_count++;
+		an->c_ns += dur;
+		an->c_from_b++;
+	}
+	cs->b_pairs++;
+	cs->b_ns += dur;
+	p.dur_ns = dur;
+	p.start_ns = r->start > m->start ? r->start : m->start;
+	side_from(&p.blocked, r);
+	side_from(&p.blocker, m);
+	copy_str(p.blocked.user_pc, sizeof(p.blocked.user_pc), r->call->user_pc);
+	p.mm = r->mm;
+	p.vma = r->call->vma;
+	p.vm_start = r->call->vm_start;
+	p.vm_end = r->call->vm_end;
+	copy_str(p.caller, sizeof(p.caller), m->call->caller);
+	top_offer(an, &an->top, &p);
+}
+
+/* The first member of @b that ends after @start (members are in closing order). */
+static size_t bucket_first_after(const struct bucket *b, uint64_t start)
+{
+	size_t lo = b->head, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->v[mid]->end > start)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * A contended wait @w overlaps the write interval @m of another task on the
+ * same mm: @w is attributed to @m for the overlap; when @w is a retried
+ * fault's, the two are a Type-B pair.
+ */
+static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
+{
+	uint64_t dur = overlap_ns(w, m);
+	struct call *mc = m->call, *f;
+	struct pair_rec p;
+
+	w->flags |= IV_ATTR;
+	mc->nw++;
+	mc->w_ns += dur;
+	if (mc->nwpids == mc->capwpids) {
+		mc->capwpids = mc->capwpids ? mc->capwpids * 2 : 4;
+		mc->wpids = xrealloc(mc->wpids, mc->capwpids * sizeof(*mc->wpids));
+	}
+	mc->wpids[mc->nwpids++] = w->task->pid;
+	if (!(w->flags & IV_R))
+		return;
+	f = w->call;
+	an->sb_count++;
+	an->sb_ns += dur;
+	memset(&p, 0, sizeof(p));
+	p.holding = m->has_hold && m->hold_start <= w->start;
+	if (p.holding)
+		an->sb_holding++;
+	else
+		an->sb_queued++;
+	if (!(f->flags & CALL_B_FAULT)) {
+		f->flags |= CALL_B_FAULT;
+		an->sb_faults++;
+		/* from the retry's first call to the lock it got, once per fault */
+		if (f->done_ts)
+			an->sb_retry_ns += f->done_ts - f->ts;
+		else
+			f->flags |= CALL_B_PENDING;
+	}
+	if (!(m->flags & IV_B_WRITER)) {
+		m->flags |= IV_B_WRITER;
+		an->sb_writers++;
+	}
+	mc->b_pairs++;
+	mc->b_ns += dur;
+	/* Type-C: the fault task has the higher priority (prio from sched_switch) */
+	if (w->prio < 0 || m->prio < 0)
+		an->sc_prio_unknown++;
+	else
+		p.c = w->prio < m->prio;
+	an->sc_from_b += p.c;
+	p.type = 'B';
+	p.dur_ns = dur;
+	p.start_ns = w->start > m->start ? w->start : m->start;
+	side_from(&p.blocked, w);
+	side_from(&p.blocker, m);
+	p.mm = w->mm;
+	p.stock = 1;
+	p.has_address = !!(f->flags & CALL_SF_ADDR);
+	p.address = f->vm_start;
+	tally_stock_caller(p.caller, sizeof(p.caller), mc->stack);
+	top_offer(an, &an->stop, &p);
+}
+
+/*
+ * An interval of a sweep closed: pair it with the closed intervals of the
+ * other side that share its key and overlap it, keep it for the other side's
+ * later closes, and drop what nothing can overlap any more.  Type-A sides
+ * are FW (first) and VW, Type-B sides R (first) and M, the stock-event mode's
+ * SW (contended waits, first) and SM (write intervals); each list's open
+ * twin is the one before it.  The candidates of two buckets are taken in closing
+ * order, the order the pairs were always offered in.
+ */
+void pair_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
+{
+	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R || closed == L_CLOSED_SW;
+	int type_a = closed == L_CLOSED_FW || closed == L_CLOSED_VW;
+	int stock = closed == L_CLOSED_SW || closed == L_CLOSED_SM;
+	struct bucket *cand[2] = { NULL, NULL };
+	size_t pos[2] = { 0, 0 };
+	struct bucket_key k;
+	int c;
+
+	list_remove(an, iv);
+	if (an->opts.on_ival)
+		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
+	if (type_a) {
+		/* same_vma(): the pointers when both have one, else the range */
+		bucket_key_of(&k, other_closed, iv->has_vma ? BK_VMA : BK_RANGE_VMA, iv);
+		cand[0] = bucket_find(an, &k);
+		bucket_key_of(&k, other_closed, BK_RANGE_NOVMA, iv);
+		cand[1] = bucket_find(an, &k);
+	} else {
+		bucket_key_of(&k, other_closed, BK_MM, iv);
+		cand[0] = bucket_find(an, &k);
+	}
+	for (c = 0; c < 2; c++)
+		if (cand[c])
+			pos[c] = bucket_first_after(cand[c], iv->start);
+	for (;;) {
+		struct ival *o, *x, *y;
+
+		c = -1;
+		if (cand[0] && pos[0] < cand[0]->n)
+			c = 0;
+		if (cand[1] && pos[1] < cand[1]->n &&
+		    (c < 0 || cand[1]->v[pos[1]]->seq < cand[0]->v[pos[0]]->seq))
+			c = 1;
+		if (c < 0)
+			break;
+		o = cand[c]->v[pos[c]++];
+		x = first ? iv : o;
+		y = first ? o : iv;
+		if (!overlaps(x, y) || x->task == y->task)
+			continue;
+		if (type_a && same_vma(x, y))
+			pair_a(an, x, y);
+		else if (stock && x->mm == y->mm)
+			pair_s(an, x, y);
+		else if (!type_a && !stock && x->mm == y->mm)
+			pair_b(an, x, y);
+	}
+	iv->seq = ++an->sw.seq;
+	list_append(an, closed, iv);
+	if (type_a) {
+		bucket_add(an, closed, iv->has_vma ? BK_VMA : BK_RANGE_NOVMA, iv, 0);
+		if (iv->has_vma)
+			bucket_add(an, closed, BK_RANGE_VMA, iv, 1);
+	} else {
+		bucket_add(an, closed, BK_MM, iv, 0);
+	}
+	prune(an, closed, other_closed - 1);
+	prune(an, other_closed, closed - 1);
+}
+
+void pair_open(struct analysis *an, int list, struct ival *iv)
+{
+	list_append(an, list, iv);
+}
+
+void pair_forget(struct analysis *an, struct ival *iv)
+{
+	if (iv->list == L_CLOSED_SM)
+		tally_swriter_fold(an, iv);
+	else if (iv->list == L_CLOSED_SW && !(iv->flags & IV_ATTR)) {
+		an->unattr++;
+		an->unattr_ns += iv->end - iv->start;
+	}
+	list_remove(an, iv);
+	bucket_remove(an, iv);
+}
+
+void pair_release(struct analysis *an)
+{
+	htab_release(&an->sw.buckets);	/* emptied with the lists */
+	while (an->sw.cache) {
+		struct bucket *b = an->sw.cache;
+
+		an->sw.cache = *(struct bucket **)b->v;
+		free(b->v);
+		free(b);
+	}
+}

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pairing: each task (pid) has a slot per interval kind (perf builtin-lock
+ * style: a begin opens the slot, an end closes it, a broken sequence is
+ * counted by kind, anomaly.c).  The handlers of the contract's events live
+ * here: the fault lifecycle (fault call, its lock wait, its retry gap), the
+ * VMA writes and their waits, and mmap_lock's waits and holds, ours and the
+ * stock events' (whose rwsem sleeps and retries stock.c follows).  Waits of
+ * a pair kind go to its sweep (pair.c) when they close.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include "analysis-int.h"
+#include "anomaly.h"
+#include "call.h"
+#include "ival.h"
+#include "mmslot.h"
+#include "pair.h"
+#include "pairing.h"
+#include "stack.h"
+#include "stock.h"
+#include "tally.h"
+#include "task.h"
+
+static void close_fw(struct analysis *an, struct ival *fw)
+{
+	pair_close(an, fw, L_CLOSED_FW, L_CLOSED_VW);
+}
+
+static void close_vw(struct analysis *an, struct ival *vw)
+{
+	pair_close(an, vw, L_CLOSED_VW, L_CLOSED_FW);
+}
+
+static void close_r(struct analysis *an, struct ival *r)
+{
+	pair_close(an, r, L_CLOSED_R, L_CLOSED_M);
+}
+
+static void close_m(struct analysis *an, struct ival *m)
+{
+	pair_close(an, m, L_CLOSED_M, L_CLOSED_R);
+}
+
+/* A fault call or a VMA write, with the VMA its begin event names. */
+static struct call *call_of_vma(const struct parsed_line *pl)
+{
+	struct call *c = call_new(pl->ts_ns);
+
+	c->mm = pl_hex(pl, PF_MM);
+	c->vma = pl_hex(pl, PF_VMA);
+	c->vm_start = pl_hex(pl, PF_VM_START);
+	c->vm_end = pl_hex(pl, PF_VM_END);
+	c->ino = (unsigned long)pl_dec(pl, PF_INO, 0);
+	copy_str(c->dev, sizeof(c->dev), pl_str(pl, PF_DEV));
+	copy_str(c->user_pc, sizeof(c->user_pc), pl_str(pl, PF_USER_PC));
+	return c;
+}
+
+static void on_fault_begin(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	struct call *c;
+
+	if (t->gap) {		/* the retry gap ends with the next fault call */
+		call_put(t->gap);
+		t->gap = NULL;
+	}
+	if (t->fault) {
+		anomaly_count(an, SLOT_FAULT, SA_BEGIN_NESTED);
+		call_put(t->fault);
+		task_drop_fault_wait(an, t);
+	}
+	/* a lost end can no longer arrive once the slot begins again */
+	t->absorb[SLOT_FAULT] = t->absorb[SLOT_FAULT_WAIT] = 0;
+	c = call_of_vma(pl);
+	t->fault = c;
+	t->fault_cpu = pl->cpu;
+	t->fault_epoch = anomaly_epoch(an, pl->cpu);
+	stack_target_set(an, t, c, pl->cpu);
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_FAULT);
+	lifecycle_fault(an->lc, c->mm, pl_hex(pl, PF_ADDRESS), pl->ts_ns);
+}
+
+static void on_fault_wait_start(struct analysis *an, struct task *t,
+				const struct parsed_line *pl)
+{
+	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+
+	if (t->fw) {
+		anomaly_count(an, SLOT_FAULT_WAIT, SA_BEGIN_NESTED);
+		task_drop_fault_wait(an, t);
+	}
+	t->absorb[SLOT_FAULT_WAIT] = 0;
+	iv->mm = pl_hex(pl, PF_MM);
+	iv->vma = pl_hex(pl, PF_VMA);
+	iv->has_vma = pl_has(pl, PF_VMA);
+	iv->lock = pl_lock(pl, PF_LOCK);
+	if (t->fault) {
+		iv->call = call_get(t->fault);
+	} else {
+		an->an_fault_wait_outside++;
+		iv->call = call_new(pl->ts_ns);
+		iv->call->mm = iv->mm;
+		iv->call->vma = iv->vma;
+	}
+	t->fw = iv;
+	if (iv->lock == MMLOCK_FL_vma)
+		pair_open(an, L_OPEN_FW, iv);
+	stack_target_set(an, t, iv->call, pl->cpu);
+}
+
+static void on_fault_wait_end(struct analysis *an, struct task *t,
+			      const struct parsed_line *pl)
+{
+	struct ival *iv = t->fw;
+	uint64_t ns;
+
+	if (!iv) {
+		anomaly_end_without_begin(an, t, SLOT_FAULT_WAIT);
+		return;
+	}
+	if (pl->ts_ns < iv->start) {
+		/* time went backwards: an anomaly, never a duration (issue 13 M3) */
+		anomaly_count(an, SLOT_FAULT_WAIT, SA_END_BEFORE_START);
+		task_drop_fault_wait(an, t);
+		return;
+	}
+	t->fw = NULL;
+	iv->end = pl->ts_ns;
+	ns = iv->end - iv->start;
+	hist_add(&an->fault_wait, ns / 1000);
+	if (iv->lock == LOCK_UNKNOWN)
+		an->waits_lock_unknown++;
+	else if (iv->lock >= 0)
+		an->waits_by_lock[iv->lock]++;
+	tally_wait(an, t, WAIT_FAULT, ns);
+	if (iv->list == L_OPEN_FW)
+		close_fw(an, iv);
+	else
+		ival_free(an, iv);
+}
+
+static void on_fault_retry(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	struct call *g;
+
+	tally_reason(&an->retry_reasons, pl_str(pl, PF_REASON));
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_RETRY);
+	if (!t->fault)
+		an->an_retry_outside++;
+	if (t->gap) {
+		anomaly_count(an, SLOT_RETRY_GAP, SA_BEGIN_NESTED);
+		call_put(t->gap);
+	}
+	g = call_new(pl->ts_ns);
+	g->mm = pl_hex(pl, PF_MM);
+	if (t->fault) {
+		g->vma = t->fault->vma;
+		g->vm_start = t->fault->vm_start;
+		g->vm_end = t->fault->vm_end;
+		copy_str(g->user_pc, sizeof(g->user_pc), t->fault->user_pc);
+	} else {
+		g->vma = pl_hex(pl, PF_VMA);
+	}
+	t->gap = g;
+	t->gap_cpu = pl->cpu;
+	t->gap_epoch = anomaly_epoch(an, pl->cpu);
+}
+
+static void on_fault_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	if (!t->fault) {
+		anomaly_end_without_begin(an, t, SLOT_FAULT);
+		return;
+	}
+	if (t->fw) {
+		anomaly_count(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
+		task_drop_fault_wait(an, t);
+	}
+	if (pl_bool(pl, PF_MAJOR))
+		an->major_count++;
+	call_put(t->fault);
+	t->fault = NULL;
+}
+
+/* vma_start_write_begin's flags=%lx; 0 when absent or not hex */
+static int vm_flags(const char *s, uint64_t *flags)
+{
+	char *end;
+
+	if (!s || !isxdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	*flags = strtoull(s, &end, 16);
+	return !errno && !*end;
+}
+
+static void on_vma_write_begin(struct analysis *an, struct task *t,
+			       const struct parsed_line *pl)
+{
+	const char *caller = pl_str(pl, PF_CALLER);
+	struct caller_stat *cs = tally_caller(an, caller);
+	struct call *c;
+	uint64_t flags;
+
+	cs->count++;
+	tally_reason(&an->by_syscall, writer_syscall(cs->name));
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
+	if (pl_dec(pl, PF_INO, 0)) {
+		an->file_backed++;
+		cs->file_backed++;
+	}
+	if (pl_bool(pl, PF_ANON)) {
+		an->anonymous++;
+		cs->anonymous++;
+	}
+	if (vm_flags(pl_str(pl, PF_FLAGS), &flags)) {
+		cs->flags_seen++;
+		cs->shared += !!(flags & VM_SHARED_BIT);
+	}
+	tally_caller_sample(cs, t, pl->ts_ns, pl_str(pl, PF_USER_PC), 0);
+	if (t->vwrite) {
+		anomaly_count(an, SLOT_VMA_WRITE, SA_BEGIN_NESTED);
+		call_put(t->vwrite);
+	}
+	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
+	c = call_of_vma(pl);
+	copy_str(c->caller, sizeof(c->caller), caller);
+	c->caller_idx = (int)(cs - an->callers) + 1;	/* tally_call_caller() of it: found above */
+	t->vwrite = c;
+	t->vwrite_cpu = pl->cpu;
+	t->vwrite_epoch = anomaly_epoch(an, pl->cpu);
+	stack_target_set(an, t, c, pl->cpu);
+}
+
+static void on_vma_wait_start(struct analysis *an, struct task *t,
+			      const struct parsed_line *pl)
+{
+	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+
+	if (t->vw) {
+		anomaly_count(an, SLOT_VMA_WAIT, SA_BEGIN_NESTED);
+		task_drop_vma_wait(an, t);
+	}
+	t->absorb[SLOT_VMA_WAIT] = 0;
+	iv->mm = pl_hex(pl, PF_MM);
+	iv->vma = pl_hex(pl, PF_VMA);
+	iv->has_vma = pl_has(pl, PF_VMA);
+	if (t->vwrite) {
+		iv->call = call_get(t->vwrite);
+	} else {
+		iv->call = call_new(pl->ts_ns);
+		iv->call->mm = iv->mm;
+		iv->call->vma = iv->vma;
+		iv->call->vm_start = pl_hex(pl, PF_VM_START);
+		iv->call->vm_end = pl_hex(pl, PF_VM_END);
+	}
+	t->vw = iv;
+	pair_open(an, L_OPEN_VW, iv);
+	stack_target_set(an, t, iv->call, pl->cpu);
+}
+
+static void on_vma_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	struct ival *iv = t->vw;
+	struct caller_stat *cs;
+	uint64_t ns;
+
+	if (!iv) {
+		anomaly_end_without_begin(an, t, SLOT_VMA_WAIT);
+		return;
+	}
+	if (pl->ts_ns < iv->start) {
+		anomaly_count(an, SLOT_VMA_WAIT, SA_END_BEFORE_START);
+		task_drop_vma_wait(an, t);
+		return;
+	}
+	t->vw = NULL;
+	iv->end = pl->ts_ns;
+	ns = iv->end - iv->start;
+	hist_add(&an->vma_wait, ns / 1000);
+	tally_wait(an, t, WAIT_VMA, ns);
+	cs = tally_call_caller(an, iv->call);
+	cs->waits++;
+	cs->wait_sum_ns += ns;
+	if (ns > cs->wait_max_ns)
+		cs->wait_max_ns = ns;
+	tally_caller_sample(cs, t, iv->start, iv->call->user_pc, ns);
+	close_vw(an, iv);
+}
+
+static void on_vma_write_done(struct analysis *an, struct task *t,
+			     const struct parsed_line *pl)
+{
+	(void)pl;
+	if (!t->vwrite) {
+		anomaly_end_without_begin(an, t, SLOT_VMA_WRITE);
+		return;
+	}
+	if (t->vw) {
+		anomaly_count(an, SLOT_VMA_WAIT, SA_UNCLOSED);
+		task_drop_vma_wait(an, t);
+	}
+	call_put(t->vwrite);
+	t->vwrite = NULL;
+}
+
+static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			    int stock)
+{
+	uint64_t mm = pl_hex(pl, PF_MM);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
+	int write = pl_bool(pl, PF_WRITE);
+	struct ival *iv;
+
+	if (s->wait) {
+		anomaly_count(an, SLOT_MMAP_WAIT, SA_BEGIN_NESTED);
+		ival_free(an, s->wait);
+		s->wait = NULL;
+		if (s->acq && !s->acq->has_hold)
+			mmslot_drop_acq(an, s);
+		if (stock && t->cw && t->cw->mm == mm) {
+			anomaly_count(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
+			task_drop_cwait(an, t);
+		}
+	}
+	t->absorb[SLOT_MMAP_WAIT] = 0;
+	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+	iv->mm = mm;
+	iv->write = write;
+	s->wait = iv;
+	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_MMAP_WAIT);
+	if (stock) {
+		/* the task's open call: a contention_begin now is its sleep */
+		t->scall_mm = mm;
+		t->scall_set = 1;
+		if (!write)
+			stock_retry_call(an, t, iv);
+		return;
+	}
+	if (write) {
+		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+
+		if (s->acq)
+			mmslot_drop_acq(an, s);
+		m->mm = mm;
+		m->write = 1;
+		m->flags = IV_ACQ;
+		m->call = call_new(pl->ts_ns);
+		copy_str(m->call->caller, sizeof(m->call->caller), pl_str(pl, PF_CALLER));
+		s->acq = m;
+		pair_open(an, L_OPEN_M, m);
+		stack_target_set(an, t, m->call, pl->cpu);
+	} else if (t->gap && pl->ts_ns >= t->gap->ts) {
+		/* a read wait inside a retry gap: the fault side of Type-B */
+		iv->flags |= IV_R;
+		iv->call = call_get(t->gap);
+		pair_open(an, L_OPEN_R, iv);
+	}
+}
+
+static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *s,
+			    const struct parsed_line *pl, int write, int stock)
+{
+	struct ival *h;
+
+	if (s->hold) {
+		anomaly_count(an, SLOT_MMAP_HOLD, SA_BEGIN_NESTED);
+		ival_free(an, s->hold);
+	}
+	t->absorb[SLOT_MMAP_HOLD] = 0;
+	h = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+	h->mm = s->mm;
+	h->write = write;
+	s->hold = h;
+	if (stock) {
+		if (write)
+			stock_write_holds(an, t, s, pl);
+		return;
+	}
+	if (!write)
+		return;
+	if (s->acq) {
+		s->acq->has_hold = 1;
+		s->acq->hold_start = pl->ts_ns;
+		return;
+	}
+	s->acq = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+	s->acq->mm = s->mm;
+	s->acq->write = 1;
+	s->acq->flags = IV_ACQ;
+	s->acq->has_hold = 1;
+	s->acq->hold_start = pl->ts_ns;
+	s->acq->call = call_new(pl->ts_ns);
+	pair_open(an, L_OPEN_M, s->acq);
+	stack_target_set(an, t, s->acq->call, pl->cpu);
+}
+
+static void close_acq(struct analysis *an, struct mmslot *s, uint64_t ts)
+{
+	struct ival *m = s->acq;
+
+	s->acq = NULL;
+	m->end = ts;
+	close_m(an, m);
+}
+
+static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock);
+
+static void mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock)
+{
+	uint64_t mm = pl_hex(pl, PF_MM);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
+	int write = pl_bool(pl, PF_WRITE);
+	int success = pl_bool(pl, PF_SUCCESS);
+	struct ival *iv = s->wait;
+	uint64_t ns;
+
+	if (!iv) {
+		/*
+		 * A stock trylock emits acquire_returned alone: an acquisition,
+		 * not a broken sequence.
+		 */
+		if (stock) {
+			if (s->hold && s->hold->write && !write && success) {
+				/* mmap_write_downgrade(): the write hold becomes a read hold */
+				an->stock_downgrades++;
+				mmap_hold_end(an, t, pl, stock);
+			} else {
+				an->stock_trylocks++;
+			}
+			if (success)
+				mmap_hold_start(an, t, s, pl, write, stock);
+			return;
+		}
+		anomaly_end_without_begin(an, t, SLOT_MMAP_WAIT);
+		return;
+	}
+	if (pl->ts_ns < iv->start) {
+		anomaly_count(an, SLOT_MMAP_WAIT, SA_END_BEFORE_START);
+		s->wait = NULL;
+		if (iv->write && s->acq && !s->acq->has_hold)
+			mmslot_drop_acq(an, s);
+		ival_free(an, iv);
+		return;
+	}
+	if (iv->write != write)
+		anomaly_count(an, SLOT_MMAP_WAIT, SA_MODE_MISMATCH);
+	write = iv->write;
+	s->wait = NULL;
+	iv->end = pl->ts_ns;
+	ns = iv->end - iv->start;
+	if (stock) {
+		hist_add(&an->stock_wait, ns / 1000);
+		an->stock_wait_count[write]++;
+	} else {
+		hist_add(&an->mmap_wait, ns / 1000);
+		an->wait_count[write]++;
+		tally_wait(an, t, WAIT_MMAP, ns);
+	}
+	if (stock)
+		stock_call_end(an, t, s, iv, pl, success);
+	if (iv->flags & IV_R) {
+		/* it counts only if the gap it started in is still open */
+		if (t->gap == iv->call)
+			close_r(an, iv);
+		else
+			ival_free(an, iv);
+	} else {
+		ival_free(an, iv);
+	}
+	if (!stock && write && s->acq && !success)
+		close_acq(an, s, pl->ts_ns);
+	/* our events report the hold with its own hold_start; the stock ones do not */
+	if (stock && success)
+		mmap_hold_start(an, t, s, pl, write, stock);
+}
+
+static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock)
+{
+	uint64_t mm = pl_hex(pl, PF_MM);
+	struct mmslot *s = mmslot_get(an, t, mm, stock);
+	/* a stock downgrade (acquire_returned write=false) ends the write hold */
+	int write = pl_bool(pl, PF_WRITE) ||
+		    (stock && !strcmp(pl->event, "mmap_lock_acquire_returned"));
+	struct ival *h = s->hold;
+	uint64_t us;
+
+	if (!h) {
+		anomaly_end_without_begin(an, t, SLOT_MMAP_HOLD);
+		return;
+	}
+	if (pl->ts_ns < h->start) {
+		anomaly_count(an, SLOT_MMAP_HOLD, SA_END_BEFORE_START);
+		s->hold = NULL;
+		ival_free(an, h);
+		if (s->acq)
+			mmslot_drop_acq(an, s);
+		return;
+	}
+	if (h->write != write)
+		anomaly_count(an, SLOT_MMAP_HOLD, SA_MODE_MISMATCH);
+	write = h->write;
+	s->hold = NULL;
+	us = (pl->ts_ns - h->start) / 1000;
+	if (stock) {
+		hist_add(&an->stock_hold, us);
+		if (write)
+			hist_add(&an->stock_write_hold, us);
+	} else {
+		hist_add(&an->mmap_hold, us);
+		if (write)
+			hist_add(&an->mmap_write_hold, us);
+	}
+	ival_free(an, h);
+	if (!stock && write && s->acq)
+		close_acq(an, s, pl->ts_ns);
+	else if (stock && write && s->acq)
+		stock_close_write(an, s, pl->ts_ns);
+}
+
+/* @t is NULL: the line names two other tasks, not its own */
+static void on_sched_switch(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	long long pp = pl_dec(pl, PF_PREV_PID, -1), np = pl_dec(pl, PF_NEXT_PID, -1);
+
+	if (pp > 0 && pp <= INT_MAX) {
+		t = task_get(an, (int)pp);
+		t->sched_prio = (int)pl_dec(pl, PF_PREV_PRIO, -1);
+		task_settle_idle(an, t);
+	}
+	if (np > 0 && np <= INT_MAX) {
+		t = task_get(an, (int)np);
+		t->sched_prio = (int)pl_dec(pl, PF_NEXT_PRIO, -1);
+		task_settle_idle(an, t);
+	}
+}
+
+static void on_read_fail(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	(void)t;
+	tally_reason(&an->read_fail, pl_str(pl, PF_REASON));
+}
+
+static void on_fallback(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	tally_reason(&an->fallback, pl_str(pl, PF_REASON));
+	/* a file fault that dropped its lock for I/O, now going to mmap_lock */
+	if (t->gap)
+		tally_reason(&an->fallback_after_retry, pl_str(pl, PF_REASON));
+}
+
+/*
+ * After an end of the mmap_lock events: a slot with nothing open goes, one
+ * per (pid, mm) would add up.  (A start leaves its slot holding what it
+ * opened.)
+ */
+static void mmslot_settle(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			  int stock)
+{
+	mmslot_release(an, t, pl_hex(pl, PF_MM), stock);
+}
+
+static void on_mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_wait_start(an, t, pl, 0);
+}
+
+static void on_mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_wait_end(an, t, pl, 0);
+	mmslot_settle(an, t, pl, 0);
+}
+
+static void on_mmap_hold_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_hold_start(an, t, mmslot_get(an, t, pl_hex(pl, PF_MM), 0), pl,
+			pl_bool(pl, PF_WRITE), 0);
+}
+
+static void on_mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	an->custom_mmap_seen = 1;
+	mmap_hold_end(an, t, pl, 0);
+	mmslot_settle(an, t, pl, 0);
+}
+
+static void on_stock_start_locking(struct analysis *an, struct task *t,
+				   const struct parsed_line *pl)
+{
+	mmap_wait_start(an, t, pl, 1);
+}
+
+static void on_stock_acquire_returned(struct analysis *an, struct task *t,
+				      const struct parsed_line *pl)
+{
+	mmap_wait_end(an, t, pl, 1);
+	mmslot_settle(an, t, pl, 1);
+}
+
+static void on_stock_released(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	mmap_hold_end(an, t, pl, 1);
+	mmslot_settle(an, t, pl, 1);
+}
+
+static void on_stock_filemap_fault(struct analysis *an, struct task *t,
+				   const struct parsed_line *pl)
+{
+	stock_filemap_fault(an, t, pl);
+}
+
+static void on_contention_begin(struct analysis *an, struct task *t,
+				const struct parsed_line *pl)
+{
+	stock_contention_begin(an, t, pl);
+}
+
+static void on_contention_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	stock_contention_end(an, t, pl);
+}
+
+static void on_page_fault_user(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	stock_page_fault(an, t, pl, 1);
+}
+
+static void on_page_fault_kernel(struct analysis *an, struct task *t,
+				 const struct parsed_line *pl)
+{
+	stock_page_fault(an, t, pl, 0);
+}
+
+static void on_process_exit(struct analysis *an, struct task *t, const struct parsed_line *pl)
+{
+	(void)an;
+	(void)pl;
+	task_end_sfault(t);
+}
+
+/* perf builtin-lock's handler table, expanded from the contract's lists. */
+static const pairing_handler handlers[PARSE_EV_NR] = {
+#define EVENT_HANDLER(id, sys, name, fam, handler) [MMLOCK_EV_##id] = on_##handler,
+	MMLOCK_CUSTOM_EVENTS(EVENT_HANDLER)
+	MMLOCK_STOCK_EVENTS(EVENT_HANDLER)
+#undef EVENT_HANDLER
+#define EXTRA_HANDLER(id, sys, name, filter, handler) \
+	[PARSE_EV_X(EVSET_X_##id)] = on_##handler,
+	EVSET_EXTRAS(EXTRA_HANDLER)
+#undef EXTRA_HANDLER
+};
+
+pairing_handler pairing_handler_of(int id)
+{
+	return id >= 0 && id < PARSE_EV_NR ? handlers[id] : NULL;
+}

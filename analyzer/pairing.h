@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pairing: each event's handler, which opens and closes its task's
+ * intervals (begin/end, wait/hold, the fault lifecycle).
+ */
+#ifndef MMLOCK_PAIRING_H
+#define MMLOCK_PAIRING_H
+
+struct analysis;
+struct parsed_line;
+struct task;
+
+/* @t is the event's task; NULL for sched_switch, whose line names two others. */
+typedef void (*pairing_handler)(struct analysis *an, struct task *t,
+				const struct parsed_line *pl);
+
+/**
+ * pairing_handler_of() - the handler of event @id
+ * @id: a parsed line's id (enum mmlock_event_id or PARSE_EV_X())
+ *
+ * Return: the handler, or NULL for an event the analysis does not read.
+ */
+pairing_handler pairing_handler_of(int id);
+
+#endif /* MMLOCK_PAIRING_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Free lists of fixed-size objects carved from blocks: the analyzer's
+ * intervals, calls, tasks and mm slots come and go by the million.
+ */
+#ifndef MMLOCK_SLAB_H
+#define MMLOCK_SLAB_H
+
+#include <stddef.h>
+
+struct slab {
+	void		*free;
+	char		*next;
+	size_t		left;
+	void		**blocks;
+	size_t		nr_blocks;
+};
+
+/**
+ * slab_alloc() - a zeroed object of @size bytes
+ * @sl: the slab; every object taken from it has the same @size
+ * @size: at least sizeof(void *)
+ *
+ * Return: the object (allocation failure exits, as xmalloc() does).
+ */
+void *slab_alloc(struct slab *sl, size_t size);
+
+/**
+ * slab_free() - give @p back to @sl's free list
+ * @sl: the slab it came from
+ * @p: the object
+ */
+void slab_free(struct slab *sl, void *p);
+
+/**
+ * slab_release() - free every block of @sl; its objects are gone, @sl is empty
+ * @sl: the slab
+ */
+void slab_release(struct slab *sl);
+
+#endif /* MMLOCK_SLAB_H */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Stack blocks (<stack trace> and its " => func" frames) and the calls they belong to. */
+#ifndef MMLOCK_STACK_H
+#define MMLOCK_STACK_H
+
+struct analysis;
+struct call;
+struct task;
+
+/**
+ * stack_target_set() - a following stack block of @t's belongs to @c
+ * @an: the analysis
+ * @t: the task
+ * @c: the call (a reference is held until the next event of @t)
+ * @cpu: the CPU of the event: only a block from it is @c's
+ *
+ * With --stack-position before, the block @t already read goes to @c.
+ */
+void stack_target_set(struct analysis *an, struct task *t, struct call *c, int cpu);
+
+/**
+ * stack_target_put() - @t's next stack block belongs to no call
+ * @t: the task
+ */
+void stack_target_put(struct task *t);
+
+/**
+ * stack_begin() - a <stack trace> line of @pid on @cpu starts a block
+ * @an: the analysis
+ * @pid: its task
+ * @cpu: its CPU
+ */
+void stack_begin(struct analysis *an, int pid, int cpu);
+
+/**
+ * stack_frame() - one " => func" line of the block being read
+ * @an: the analysis
+ * @frame: the frame's text; the first four non-tracing functions are kept
+ */
+void stack_frame(struct analysis *an, const char *frame);
+
+/**
+ * stack_flush() - the block being read, if any, ends: it goes to its call
+ * @an: the analysis
+ */
+void stack_flush(struct analysis *an);
+
+#endif /* MMLOCK_STACK_H */

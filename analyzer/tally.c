@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The summary's inputs that events and pairs add to: reason counts, the
+ * writer callers (VMA writes, pairs, waits), the waits of each pid, and the
+ * stock writers' rows by (pid, caller) and by caller.  Every table is
+ * bounded (MAX_CALLERS, MAX_PIDSTATS, MAX_SWRITERS, MAX_WAITER_PAIRS).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis-int.h"
+#include "tally.h"
+#include "util.h"
+
+/*
+ * "mprotect_fixup+0x1c4/0x2f0 [mod]" -> "mprotect_fixup".  GCC's clones
+ * ("proc_get_vma.isra.0", ".constprop.0", ".part.0", ".cold") are the same
+ * source function: group them under its name.
+ */
+void tally_caller_func(char *dst, size_t size, const char *caller)
+{
+	size_t n = 0;
+
+	if (!caller || !*caller) {
+		copy_str(dst, size, "unknown");
+		return;
+	}
+	while (caller[n] && caller[n] != '+' && caller[n] != ' ' && n < size - 1 &&
+	       (caller[n] != '.' || n == 0))
+		n++;
+	memcpy(dst, caller, n);
+	dst[n] = '\0';
+}
+
+/*
+ * The caller of a stock write hold: the first frame of its stack (the
+ * tracing frames already left out) that is not the rwsem itself, "" when no
+ * stack was recorded.
+ */
+void tally_stock_caller(char *dst, size_t size, const char *stack)
+{
+	static const char *const lock_prefix[] = { "down_", "__down_", "rwsem_", "__rwsem_" };
+	const char *f = stack;
+
+	while (f && *f) {
+		size_t n = strcspn(f, ";"), i;
+		int lock = 0;
+
+		for (i = 0; i < ARRAY_SIZE(lock_prefix); i++)
+			lock |= !strncmp(f, lock_prefix[i], strlen(lock_prefix[i]));
+		if (!lock) {
+			if (n >= size)
+				n = size - 1;
+			memcpy(dst, f, n);
+			dst[n] = '\0';
+			return;
+		}
+		f += n;
+		if (*f == ';')
+			f++;
+	}
+	dst[0] = '\0';
+}
+
+void tally_reason(struct reason_counts *rc, const char *word)
+{
+	int i;
+
+	if (!word || !*word)
+		word = "unknown";
+	for (i = 0; i < rc->nr; i++) {
+		if (!strcmp(rc->c[i].name, word)) {
+			rc->c[i].count++;
+			return;
+		}
+	}
+	if (rc->nr == MAX_REASONS)
+		i = rc->nr - 1, word = "other";
+	else
+		i = rc->nr++;
+	copy_str(rc->c[i].name, sizeof(rc->c[i].name), word);
+	rc->c[i].count++;
+}
+
+static int caller_eq(const void *item, const void *key)
+{
+	return !strcmp(((const struct caller_stat *)item)->name, key);
+}
+
+/*
+ * The stats of a writer caller function.  The callers live in an array (the
+ * summary sorts it) and a hash indexes them by name; past MAX_CALLERS
+ * distinct names (a kernel has a few hundred writers, only a made-up trace
+ * more) the rest are counted under "other".
+ */
+struct caller_stat *tally_caller(struct analysis *an, const char *caller)
+{
+	char name[CALLER_LEN];
+	struct caller_stat *cs;
+	uint64_t h;
+
+	tally_caller_func(name, sizeof(name), caller);
+	if (an->nr_callers >= MAX_CALLERS && !htab_find(&an->caller_index,
+							hash_str(an->seed, name), caller_eq, name))
+		copy_str(name, sizeof(name), "other");
+	h = hash_str(an->seed, name);
+	cs = htab_find(&an->caller_index, h, caller_eq, name);
+	if (cs)
+		return cs;
+	if (an->nr_callers == an->cap_callers) {
+		int i;
+
+		an->cap_callers = an->cap_callers ? an->cap_callers * 2 : 16;
+		an->callers = xrealloc(an->callers, an->cap_callers * sizeof(*an->callers));
+		/* the array moved: index it again */
+		htab_release(&an->caller_index);
+		for (i = 0; i < an->nr_callers; i++)
+			htab_add(&an->caller_index, hash_str(an->seed, an->callers[i].name),
+				 &an->callers[i]);
+	}
+	cs = &an->callers[an->nr_callers++];
+	memset(cs, 0, sizeof(*cs));
+	copy_str(cs->name, CALLER_LEN, name);
+	htab_add(&an->caller_index, h, cs);
+	return cs;
+}
+
+/*
+ * The caller stats of a call's writer, found once per call: pairs and waits
+ * ask again and again.  The index stays valid until the summary sorts the
+ * array.
+ */
+struct caller_stat *tally_call_caller(struct analysis *an, struct call *c)
+{
+	struct caller_stat *cs;
+
+	if (c && c->caller_idx)
+		return &an->callers[c->caller_idx - 1];
+	cs = tally_caller(an, c ? c->caller : NULL);
+	if (c)
+		c->caller_idx = (int)(cs - an->callers) + 1;
+	return cs;
+}
+
+static int pidstat_eq(const void *item, const void *key)
+{
+	return ((const struct pidstat *)item)->pid == *(const int *)key;
+}
+
+/*
+ * A wait of @t's, for waits_by_pid.  Kept apart from the task (which may be
+ * forgotten while idle), for up to MAX_PIDSTATS pids; beyond, counted only.
+ */
+void tally_wait(struct analysis *an, struct task *t, enum wait_kind k, uint64_t ns)
+{
+	struct waitstat *w;
+
+	if (!t->ps) {
+		uint64_t h = hash_mix(an->seed, (uint64_t)t->pid);
+
+		t->ps = htab_find(&an->pidstats, h, pidstat_eq, &t->pid);
+		if (!t->ps && an->pidstats.nr >= MAX_PIDSTATS) {
+			an->pidstat_omitted++;
+			return;
+		}
+		if (!t->ps) {
+			t->ps = xcalloc(1, sizeof(*t->ps));
+			t->ps->pid = t->pid;
+			htab_add(&an->pidstats, h, t->ps);
+		}
+	}
+	/* the summary names a pid by its task's latest tgid and comm */
+	t->ps->tgid = t->tgid;
+	copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
+	w = &t->ps->ws[k];
+	w->count++;
+	w->sum_ns += ns;
+	if (ns > w->max_ns)
+		w->max_ns = ns;
+	if (ns > 1000000)
+		w->over_1ms++;
+	if (ns > 10000000)
+		w->over_10ms++;
+}
+
+/*
+ * The user address that stands for a writer caller in the per-caller
+ * tables: its first writer's, replaced by the writer of its longest wait.
+ */
+void tally_caller_sample(struct caller_stat *cs, const struct task *t, uint64_t ts,
+			 const char *user_pc, uint64_t wait_ns)
+{
+	if (!user_pc || !*user_pc || (cs->user_pc[0] && wait_ns <= cs->upc_wait_ns))
+		return;
+	copy_str(cs->user_pc, sizeof(cs->user_pc), user_pc);
+	cs->upc_tgid = t->tgid;
+	cs->upc_ts = ts;
+	cs->upc_wait_ns = wait_ns;
+}
+
+struct swriter_key {
+	int		pid;
+	const char	*caller;
+};
+
+static int swriter_eq(const void *item, const void *key)
+{
+	const struct swriter *w = item;
+	const struct swriter_key *k = key;
+
+	return w->pid == k->pid && !strcmp(w->caller, k->caller);
+}
+
+static int scaller_eq(const void *item, const void *key)
+{
+	return !strcmp(((const struct scaller *)item)->caller, key);
+}
+
+struct waiter_pair {
+	int	row, pid;
+};
+
+static int waiter_pair_eq(const void *item, const void *key)
+{
+	const struct waiter_pair *a = item, *b = key;
+
+	return a->row == b->row && a->pid == b->pid;
+}
+
+/* A writer row by (pid, caller); NULL past MAX_SWRITERS rows. */
+static struct swriter *swriter_get(struct analysis *an, int pid, const char *caller)
+{
+	struct swriter_key k = { pid, caller };
+	uint64_t h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
+	struct swriter *w = htab_find(&an->swriters, h, swriter_eq, &k);
+
+	if (w || an->nr_swriters >= MAX_SWRITERS)
+		return w;
+	w = xcalloc(1, sizeof(*w));
+	w->pid = pid;
+	w->prio = -1;
+	copy_str(w->caller, sizeof(w->caller), caller);
+	w->idx = an->nr_swriters;
+	htab_add(&an->swriters, h, w);
+	an->swriter_v = xrealloc(an->swriter_v, (size_t)(an->nr_swriters + 1) * sizeof(*an->swriter_v));
+	an->swriter_v[an->nr_swriters++] = w;
+	return w;
+}
+
+/* A writer caller's row; past MAX_CALLERS of them the rest are "other". */
+static struct scaller *scaller_get(struct analysis *an, const char *caller)
+{
+	uint64_t h = hash_str(an->seed, caller);
+	struct scaller *c = htab_find(&an->scallers, h, scaller_eq, caller);
+
+	if (c)
+		return c;
+	if (an->nr_scallers >= MAX_CALLERS) {
+		caller = "other";
+		h = hash_str(an->seed, caller);
+		c = htab_find(&an->scallers, h, scaller_eq, caller);
+		if (c)
+			return c;
+	}
+	c = xcalloc(1, sizeof(*c));
+	copy_str(c->caller, sizeof(c->caller), caller);
+	htab_add(&an->scallers, h, c);
+	an->scaller_v = xrealloc(an->scaller_v, (size_t)(an->nr_scallers + 1) * sizeof(*an->scaller_v));
+	an->scaller_v[an->nr_scallers++] = c;
+	return c;
+}
+
+/*
+ * A stock write interval nothing can pair with any more: its hold, its
+ * queueing and the waits attributed to it go to its writer's row (pid,
+ * caller) and its caller's.
+ */
+void tally_swriter_fold(struct analysis *an, struct ival *m)
+{
+	struct call *c = m->call;
+	char caller[CALLER_LEN];
+	uint64_t hold = m->has_hold ? m->end - m->hold_start : 0;
+	uint64_t queued = (m->has_hold ? m->hold_start : m->end) - m->start;
+	struct swriter *w;
+	struct scaller *sc;
+	unsigned int i;
+
+	tally_stock_caller(caller, sizeof(caller), c->stack);
+	sc = scaller_get(an, caller);
+	sc->holds += m->has_hold;
+	sc->waiters += c->nw;
+	sc->waited_ns += c->w_ns;
+	sc->b_pairs += c->b_pairs;
+	sc->b_ns += c->b_ns;
+	w = swriter_get(an, m->task->pid, caller);
+	if (!w) {
+		an->swriters_omitted++;
+		return;
+	}
+	w->tgid = m->task->tgid;
+	copy_str(w->comm, sizeof(w->comm), m->task->comm);
+	if (m->prio >= 0)
+		w->prio = m->prio;
+	w->holds += m->has_hold;
+	w->hold_ns += hold;
+	if (hold > w->hold_max_ns)
+		w->hold_max_ns = hold;
+	w->queued_ns += queued;
+	w->waiters += c->nw;
+	w->waited_ns += c->w_ns;
+	if (c->nw > w->max_queue)
+		w->max_queue = c->nw;
+	for (i = 0; i < c->nwpids; i++) {
+		struct waiter_pair k = { w->idx, c->wpids[i] }, *wp;
+		uint64_t h = hash_mix(hash_mix(an->seed, (uint64_t)(unsigned int)k.row),
+				      (uint64_t)(unsigned int)k.pid);
+
+		if (htab_find(&an->waiter_pairs, h, waiter_pair_eq, &k))
+			continue;
+		if (an->waiter_pairs.nr >= MAX_WAITER_PAIRS) {
+			an->waiter_pairs_full = 1;	/* waiter_pids may then count short */
+			continue;
+		}
+		wp = xmalloc(sizeof(*wp));
+		*wp = k;
+		htab_add(&an->waiter_pairs, h, wp);
+		w->waiter_pids++;
+	}
+}
+
+/* The items of @h, freed with it. */
+static void htab_free_items(struct htab *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->cap; i++)
+		free(h->e[i].item);
+	htab_release(h);
+}
+
+void tally_release(struct analysis *an)
+{
+	int i;
+
+	htab_free_items(&an->pidstats);
+	htab_release(&an->caller_index);
+	free(an->callers);
+	for (i = 0; i < an->nr_swriters; i++)
+		free(an->swriter_v[i]);
+	free(an->swriter_v);
+	htab_release(&an->swriters);
+	for (i = 0; i < an->nr_scallers; i++)
+		free(an->scaller_v[i]);
+	free(an->scaller_v);
+	htab_release(&an->scallers);
+	htab_free_items(&an->waiter_pairs);
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tasks by pid: what is open for each, and what its later events need.
+ * Memory follows the open intervals: a task with nothing open goes on the
+ * idle list, and the oldest idle ones are forgotten beyond MAX_IDLE_TASKS.
+ */
+#include <stdlib.h>
+
+#include "analysis-int.h"
+#include "call.h"
+#include "ival.h"
+#include "stack.h"
+#include "task.h"
+
+static int task_eq(const void *item, const void *key)
+{
+	return ((const struct task *)item)->pid == *(const int *)key;
+}
+
+struct task *task_find(struct analysis *an, int pid)
+{
+	struct task *t = an->tt.last;
+
+	/* the next event is most often the same task's */
+	if (t && t->pid == pid)
+		return t;
+	t = htab_find(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), task_eq, &pid);
+	if (t)
+		an->tt.last = t;
+	return t;
+}
+
+static void idle_unlink(struct analysis *an, struct task *t)
+{
+	if (!t->idle)
+		return;
+	if (t->idle_prev)
+		t->idle_prev->idle_next = t->idle_next;
+	else
+		an->tt.idle_head = t->idle_next;
+	if (t->idle_next)
+		t->idle_next->idle_prev = t->idle_prev;
+	else
+		an->tt.idle_tail = t->idle_prev;
+	t->idle_prev = t->idle_next = NULL;
+	t->idle = 0;
+	an->tt.nr_idle--;
+}
+
+static void task_free(struct analysis *an, struct task *t)
+{
+	if (an->tt.last == t)
+		an->tt.last = NULL;
+	idle_unlink(an, t);
+	htab_del(&an->tt.tab, hash_mix(an->seed, (uint64_t)t->pid), t);
+	an->tt.nr--;
+	call_put(t->sfault);
+	free(t->pending_stack);
+	slab_free(&an->tt.slab, t);
+}
+
+/*
+ * Nothing of @t is open, held or expected: it may be forgotten (a pending
+ * --stack-position before block goes with it).
+ */
+static int task_is_idle(const struct analysis *an, const struct task *t)
+{
+	int s;
+
+	if (t->refs || t->fault || t->fw || t->gap || t->vwrite || t->vw || t->nr_mms ||
+	    t->stack_target || t == an->stk.task)
+		return 0;
+	for (s = 0; s < SLOT_NR; s++)
+		if (t->absorb[s])
+			return 0;
+	return 1;
+}
+
+/*
+ * After @t's event: an idle task joins the idle list, and the oldest idle
+ * tasks beyond MAX_IDLE_TASKS are forgotten, so memory follows the open
+ * intervals rather than every pid ever seen (issue 13 L6).
+ */
+void task_settle_idle(struct analysis *an, struct task *t)
+{
+	if (t->idle || !task_is_idle(an, t))
+		return;
+	t->idle = 1;
+	t->idle_prev = an->tt.idle_tail;
+	t->idle_next = NULL;
+	if (an->tt.idle_tail)
+		an->tt.idle_tail->idle_next = t;
+	else
+		an->tt.idle_head = t;
+	an->tt.idle_tail = t;
+	an->tt.nr_idle++;
+	while (an->tt.nr_idle > MAX_IDLE_TASKS && !an->tt.finishing)
+		task_free(an, an->tt.idle_head);
+}
+
+struct task *task_get(struct analysis *an, int pid)
+{
+	struct task *t = task_find(an, pid);
+
+	if (t) {
+		idle_unlink(an, t);
+		return t;
+	}
+	t = slab_alloc(&an->tt.slab, sizeof(*t));
+	t->pid = pid;
+	t->tgid = -1;
+	t->prio = -1;
+	t->sched_prio = -1;
+	htab_add(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), t);
+	an->tt.nr++;
+	return t;
+}
+
+void task_drop_fault_wait(struct analysis *an, struct task *t)
+{
+	ival_free(an, t->fw);
+	t->fw = NULL;
+}
+
+void task_drop_vma_wait(struct analysis *an, struct task *t)
+{
+	ival_free(an, t->vw);
+	t->vw = NULL;
+}
+
+void task_drop_cwait(struct analysis *an, struct task *t)
+{
+	ival_free(an, t->cw);
+	t->cw = NULL;
+}
+
+void task_end_sfault(struct task *t)
+{
+	call_put(t->sfault);
+	t->sfault = NULL;
+}
+
+void task_release_all(struct analysis *an)
+{
+	size_t i;
+
+	for (i = 0; i < an->tt.tab.cap; i++) {
+		struct task *t = an->tt.tab.e[i].item;
+
+		if (!t)
+			continue;
+		stack_target_put(t);
+		call_put(t->sfault);
+		free(t->pending_stack);
+	}
+	htab_release(&an->tt.tab);
+	slab_release(&an->tt.slab);
+}

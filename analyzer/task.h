@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The tasks (struct task, analysis-int.h): by pid, and forgotten when idle. */
+#ifndef MMLOCK_TASK_H
+#define MMLOCK_TASK_H
+
+struct analysis;
+struct task;
+
+/**
+ * task_find() - the task of @pid, if it is known
+ * @an: the analysis
+ * @pid: the pid
+ *
+ * Return: the task, or NULL.
+ */
+struct task *task_find(struct analysis *an, int pid);
+
+/**
+ * task_get() - the task of @pid, created when unknown; off the idle list
+ * @an: the analysis
+ * @pid: the pid
+ *
+ * Return: the task.  task_settle_idle() after its event puts it back.
+ */
+struct task *task_get(struct analysis *an, int pid);
+
+/**
+ * task_settle_idle() - after @t's event: idle, it joins the idle list
+ * @an: the analysis
+ * @t: the task
+ *
+ * The oldest idle tasks beyond MAX_IDLE_TASKS are forgotten, so memory
+ * follows the open intervals rather than every pid ever seen (issue 13 L6).
+ */
+void task_settle_idle(struct analysis *an, struct task *t);
+
+/**
+ * task_drop_fault_wait() - forget @t's open fault wait (not closed: no duration)
+ * @an: the analysis
+ * @t: the task
+ */
+void task_drop_fault_wait(struct analysis *an, struct task *t);
+
+/**
+ * task_drop_vma_wait() - forget @t's open VMA write wait
+ * @an: the analysis
+ * @t: the task
+ */
+void task_drop_vma_wait(struct analysis *an, struct task *t);
+
+/**
+ * task_drop_cwait() - forget @t's open stock contended wait
+ * @an: the analysis
+ * @t: the task
+ */
+void task_drop_cwait(struct analysis *an, struct task *t);
+
+/**
+ * task_end_sfault() - @t's stock page fault is no longer followed
+ * @t: the task
+ */
+void task_end_sfault(struct task *t);
+
+/**
+ * task_release_all() - free every task (the analysis ends; no interval is left)
+ * @an: the analysis
+ */
+void task_release_all(struct analysis *an);
+
+#endif /* MMLOCK_TASK_H */
