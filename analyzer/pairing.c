@@ -488,7 +488,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	/* a stock downgrade (acquire_returned write=false) ends the write hold */
 	int write = pl_bool(pl, PF_WRITE) ||
-		    (stock && !strcmp(pl->event, "mmap_lock_acquire_returned"));
+		    (stock && pl->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED);
 	struct ival *h = s->hold;
 	uint64_t us;
 
