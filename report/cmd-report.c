@@ -74,10 +74,10 @@ static const struct {
 	{ "mmap_lock waits",		"mmap_lock.wait_durations_us" },
 };
 
-static const char *const policy_order[] = { "stock", "no-retry", "retry-vma" };
-
-/* One color per policy (by rank), one per pair type. */
+/* One color per policy of the contract (by rank), the last for any other; one per pair type. */
 static const char *const policy_color[] = { "#4e79a7", "#e15759", "#59a14f", "#9c755f" };
+_Static_assert(ARRAY_SIZE(policy_color) == MMLOCK_POLICY_NR + 1,
+	       "a color for each policy of mmlock_policies[] and one for the others");
 
 static const char *get_str(json_object *o, const char *path)
 {
@@ -127,12 +127,13 @@ static void put_esc(FILE *f, const char *s)
 	free(fixed);
 }
 
+/* the contract's order of the policies (stock first), then any other */
 static int policy_rank(const char *p)
 {
-	for (size_t i = 0; p && i < sizeof(policy_order) / sizeof(policy_order[0]); i++)
-		if (!strcmp(p, policy_order[i]))
-			return (int)i;
-	return 3;
+	for (int i = 0; p && i < MMLOCK_POLICY_NR; i++)
+		if (!strcmp(p, mmlock_policies[i].name))
+			return i;
+	return MMLOCK_POLICY_NR;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -152,18 +153,25 @@ static int entry_cmp(const void *a, const void *b)
 	return r ? r : strcmp(x->path, y->path);
 }
 
-/* mmlock analyze's own summaries carry the sysctls, not mmlock run's policy name */
+/*
+ * mmlock analyze's own summaries carry the sysctls, not mmlock run's policy
+ * name: the contract's policy that sets them so.  NULL when the summary
+ * knows none of them or no policy sets them so; one it lacks counts as 0.
+ */
 static const char *policy_from_sysctls(json_object *sum)
 {
-	double no_retry, retry_vma;
+	int value[MMLOCK_SYSCTL_NR], known = 0;
+	const struct mmlock_policy *p;
 
-	if (get_num(sum, mmlock_sysctls[MMLOCK_SYSCTL_NO_RETRY].summary_key, &no_retry))
-		return NULL;
-	if (get_num(sum, mmlock_sysctls[MMLOCK_SYSCTL_RETRY_VMA_LOCK].summary_key, &retry_vma))
-		retry_vma = 0;
-	if (no_retry)
-		return "no-retry";
-	return retry_vma ? "retry-vma" : "stock";
+	for (int k = 0; k < MMLOCK_SYSCTL_NR; k++) {
+		double v;
+		int has = !get_num(sum, mmlock_sysctls[k].summary_key, &v);
+
+		value[k] = has && v != 0;
+		known |= has;
+	}
+	p = known ? mmlock_policy_of(value) : NULL;
+	return p ? p->name : NULL;
 }
 
 /* "POLICY" or, for .../POLICY/run-K/summary.json of mmlock run --repeat, "POLICY #K" */
