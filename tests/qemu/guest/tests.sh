@@ -610,12 +610,18 @@ elif [ $seqok = 1 ]; then
 			"$(cat $W/seq.retry_vma.raw $W/seq.stock.raw)"
 	fi
 	# no_retry: fault-around redone after the I/O, so about as many
-	# faults per MiB as stock (within 25 %: the readahead timing moves)
+	# faults per MiB as stock (within 25 %: the readahead timing moves).
+	# Stock itself is bimodal on one kernel (64 or 96 minor faults per
+	# 4 MiB, as the async readahead is done or still in flight when the
+	# retry maps around; android14-6.1 gave 16.25 16.50 24.25 in one boot),
+	# so no_retry is held to stock's slowest run, not its median.  Without
+	# the fault-around (version 1) a fault maps one page: up to 256 per MiB.
 	sf=$(sed 's/.*faults_per_mib=\([0-9.]*\).*/\1/' $W/seq.stock); nf=$(sed 's/.*faults_per_mib=\([0-9.]*\).*/\1/' $W/seq.no_retry)
-	if awk -v s="$sf" -v n="$nf" 'BEGIN { exit !(n <= s * 1.25 + 1) }'; then
-		ok "seqread: no_retry maps around as stock does ($nf vs $sf faults per MiB)"
+	sfmax=$(sed -n 's/^seqread .*faults_per_mib=\([0-9.]*\).*/\1/p' $W/seq.stock.raw | sort -n | tail -n 1)
+	if awk -v s="$sfmax" -v n="$nf" 'BEGIN { exit !(n <= s * 1.25 + 1) }'; then
+		ok "seqread: no_retry maps around as stock does ($nf vs $sf faults per MiB, stock's runs up to $sfmax)"
 	else
-		notok "seqread: no_retry maps around as stock does ($nf vs $sf faults per MiB)" "$(cat $W/seq.no_retry.raw $W/seq.stock.raw)"
+		notok "seqread: no_retry maps around as stock does ($nf vs $sf faults per MiB, stock's runs up to $sfmax)" "$(cat $W/seq.no_retry.raw $W/seq.stock.raw)"
 	fi
 fi
 
