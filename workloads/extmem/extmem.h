@@ -255,15 +255,35 @@ struct probe {
 };
 
 int probe_gl(struct probe *p);
-void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row *r);
-void route_t1_gles_inproc(struct probe *p, struct row *r);
-void route_t1_gles_xproc(struct probe *p, struct row *r);
-void route_t3_host(struct probe *p, struct row *r);
-void route_t3_client(struct probe *p, struct row *r);
+
+/**
+ * struct route - one way a buffer can cross into another process, one row
+ * @name: the row's name, and what the parent passes the re-executed child
+ * @select: the ROUTE_* bit that selects it
+ * @needs_fd: the child's HELLO must carry an fd (all but T0, which sends
+ *	its AHardwareBuffer over the socket itself)
+ * @parent: the parent's side: run the route, fill the row
+ * @child: the child's side after a good HELLO (@fd is -1 for T0); 0 or 1,
+ *	the child's exit code
+ *
+ * routes[] (routes.c) is the one list: main.c runs the selected rows in its
+ * order, child_main() finds the child's side by name.
+ */
+struct route {
+	const char	*name;
+	unsigned	select;
+	bool		needs_fd;
+	void		(*parent)(struct probe *p, struct row *r);
+	int		(*child)(int sock, const struct msg *h, int fd);
+};
+
+extern const struct route routes[];
+extern const size_t nr_routes;
+
 int child_main(const char *route, int sock);
 #ifdef __ANDROID__
 void route_t0(struct probe *p, struct row *r);
-int child_t0(int sock, const struct msg *h);
+int child_t0(int sock, const struct msg *h, int fd);
 #endif
 
 #endif

@@ -466,33 +466,24 @@ static int run_tiers(struct probe *p, struct rows *rs, int it)
 {
 	const unsigned rt = p->o->routes;
 	struct row *r;
+	size_t i;
 
-#define ROW(name, call) do {				\
-		if (!(r = add_row(rs, name, it)))	\
-			return -1;			\
-		call;					\
-	} while (0)
-#ifdef __ANDROID__
-	if (rt & ROUTE_T0)
-		ROW("T0-ahardwarebuffer", route_t0(p, r));
-#else
-	if (p->o->only_t0)	/* asked for by name: say why there is no T0 here */
-		ROW("T0-ahardwarebuffer", (appendf(r->why, ERRLEN, "T0 is compiled only for Android"),
-					   row_force(r, S_SKIP), row_finish(r)));
+#ifndef __ANDROID__
+	if (p->o->only_t0) {	/* asked for by name: say why there is no T0 here */
+		if (!(r = add_row(rs, "T0-ahardwarebuffer", it)))
+			return -1;
+		appendf(r->why, ERRLEN, "T0 is compiled only for Android");
+		row_force(r, S_SKIP);
+		row_finish(r);
+	}
 #endif
-	if (rt & ROUTE_T1) {
-		ROW("T1-opaque-fd", route_t1(p, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, r));
-		ROW("T1-dma-buf", route_t1(p, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, r));
+	for (i = 0; i < nr_routes; i++) {
+		if (!(rt & routes[i].select))
+			continue;
+		if (!(r = add_row(rs, routes[i].name, it)))
+			return -1;
+		routes[i].parent(p, r);
 	}
-	if (rt & ROUTE_GLES) {
-		ROW("T1-gles-in-process", route_t1_gles_inproc(p, r));
-		ROW("T1-gles-cross-process", route_t1_gles_xproc(p, r));
-	}
-	if (rt & ROUTE_T3) {
-		ROW("T3-external-memory-host", route_t3_host(p, r));
-		ROW("T3-client-memfd-server-import", route_t3_client(p, r));
-	}
-#undef ROW
 	return 0;
 }
 

@@ -192,7 +192,7 @@ static void hello_buf(struct msg *m, const struct vkbuf *b, VkExternalMemoryHand
 }
 
 /* T1: the parent exports a HOST_VISIBLE|HOST_COHERENT allocation; the child maps and imports it. */
-void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row *r)
+static void route_t1(struct probe *p, VkExternalMemoryHandleTypeFlagBits ht, struct row *r)
 {
 	const bool dmabuf = ht == DMABUF;
 	struct leg *raw = row_leg(r, "rawmmap", dmabuf);	/* informational for opaque-fd */
@@ -278,7 +278,7 @@ static void persistent_leg(struct row *r, struct leg *l, int rc, const char *err
 }
 
 /* T1-gles in one process: can GL import this fd at all? */
-void route_t1_gles_inproc(struct probe *p, struct row *r)
+static void route_t1_gles_inproc(struct probe *p, struct row *r)
 {
 	struct leg *st = row_leg(r, "glstorage", true);
 	struct leg *gpu = row_leg(r, "gpu", true);
@@ -339,7 +339,7 @@ done:
 }
 
 /* T1-gles across the process boundary: the child imports the exported fd into GL. */
-void route_t1_gles_xproc(struct probe *p, struct row *r)
+static void route_t1_gles_xproc(struct probe *p, struct row *r)
 {
 	struct leg *st = row_leg(r, "glstorage", true);
 	struct leg *gpu = row_leg(r, "gpu", true);
@@ -452,7 +452,7 @@ static void *memfd_payload(struct probe *p, const char *name, uint32_t seed, siz
  * T3-external-memory-host: the importing process (the parent) allocates the
  * memfd and imports its own pointer; the child maps the same memfd.
  */
-void route_t3_host(struct probe *p, struct row *r)
+static void route_t3_host(struct probe *p, struct row *r)
 {
 	struct leg *mf = row_leg(r, "memfd", true);
 	struct leg *imp = row_leg(r, "vkimport", true);
@@ -521,7 +521,7 @@ done:
  * writes the memfd; the server (the child) maps it, imports the pointer,
  * reads, writes back and takes a GPU access on the client's memory.
  */
-void route_t3_client(struct probe *p, struct row *r)
+static void route_t3_client(struct probe *p, struct row *r)
 {
 	struct leg *mf = row_leg(r, "memfd", true);
 	struct leg *imp = row_leg(r, "vkimport", true);
@@ -914,11 +914,43 @@ report:
 	return rc < 0;
 }
 
+static void route_t1_opaque_fd(struct probe *p, struct row *r)
+{
+	route_t1(p, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, r);
+}
+
+static void route_t1_dma_buf(struct probe *p, struct row *r)
+{
+	route_t1(p, VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, r);
+}
+
+const struct route routes[] = {
+#ifdef __ANDROID__
+	{ "T0-ahardwarebuffer",			ROUTE_T0,   false, route_t0,		 child_t0 },
+#endif
+	{ "T1-opaque-fd",			ROUTE_T1,   true,  route_t1_opaque_fd,	 child_t1 },
+	{ "T1-dma-buf",				ROUTE_T1,   true,  route_t1_dma_buf,	 child_t1 },
+	{ "T1-gles-in-process",			ROUTE_GLES, true,  route_t1_gles_inproc, child_gles },
+	{ "T1-gles-cross-process",		ROUTE_GLES, true,  route_t1_gles_xproc,	 child_gles },
+	{ "T3-external-memory-host",		ROUTE_T3,   true,  route_t3_host,	 child_t3_host },
+	{ "T3-client-memfd-server-import",	ROUTE_T3,   true,  route_t3_client,	 child_t3_client },
+};
+const size_t nr_routes = sizeof(routes) / sizeof(routes[0]);
+
 int child_main(const char *route, int sock)
 {
+	const struct route *rt = NULL;
 	struct msg h;
 	int fd = -1, rc;
+	size_t i;
 
+	for (i = 0; i < nr_routes && !rt; i++)
+		if (!strcmp(routes[i].name, route))
+			rt = &routes[i];
+	if (!rt) {
+		fprintf(stderr, "extmem-probe child: unknown route %s\n", route);
+		return 1;
+	}
 	sock_timeout(sock);
 	if (msg_recv(sock, &h, &fd) < 0) {
 		fprintf(stderr, "extmem-probe child %s: recvmsg(HELLO) -> %s\n", route, strerror(errno));
@@ -930,27 +962,12 @@ int child_main(const char *route, int sock)
 		rc = 1;
 		goto close_fd;
 	}
-	if (fd < 0 && strncmp(route, "T0-", 3)) {
+	if (fd < 0 && rt->needs_fd) {
 		fprintf(stderr, "extmem-probe child %s: HELLO without an fd\n", route);
 		rc = 1;
 		goto close_fd;
 	}
-	if (!strncmp(route, "T1-gles-", 8))
-		rc = child_gles(sock, &h, fd);
-	else if (!strncmp(route, "T1-", 3))
-		rc = child_t1(sock, &h, fd);
-	else if (!strcmp(route, "T3-external-memory-host"))
-		rc = child_t3_host(sock, &h, fd);
-	else if (!strcmp(route, "T3-client-memfd-server-import"))
-		rc = child_t3_client(sock, &h, fd);
-#ifdef __ANDROID__
-	else if (!strncmp(route, "T0-", 3))
-		rc = child_t0(sock, &h);
-#endif
-	else {
-		fprintf(stderr, "extmem-probe child: unknown route %s\n", route);
-		rc = 1;
-	}
+	rc = rt->child(sock, &h, fd);
 close_fd:
 	if (fd >= 0)
 		close(fd);

@@ -178,7 +178,7 @@ done:
 
 /* ------------------------------------------------------------------- child */
 
-int child_t0(int sock, const struct msg *h)
+int child_t0(int sock, const struct msg *h, int fd)
 {
 	AHardwareBuffer_Desc d = { .width = (uint32_t)h->size, .height = 1, .layers = 1,
 				   .format = AHARDWAREBUFFER_FORMAT_BLOB, .usage = AHB_USAGE };
@@ -187,6 +187,7 @@ int child_t0(int sock, const struct msg *h)
 	void *p = NULL;
 	int rc;
 
+	(void)fd;	/* the buffer comes over the socket, not as the HELLO's fd */
 	msg_init(&rep, MSG_REPORT);
 	rc = AHardwareBuffer_allocate(&d, &ahb);
 	if (rc) {
