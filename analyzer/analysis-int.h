@@ -142,6 +142,8 @@ struct task {
 	uint64_t	vwrite_epoch;
 	struct ival	*vw;
 	int		nr_mms;		/* live struct mmslot of this pid */
+	struct mmslot	*ms;		/* the one used last, NULL: none */
+	struct mmslot	*ms_kept;	/* emptied, kept for its mm's next event */
 	/* stock-event mode */
 	uint64_t	scall_mm;	/* mm of the latest start_locking (an open call?) */
 	int		scall_set;
@@ -182,6 +184,7 @@ struct pair_rec {
 
 struct caller_stat {
 	char		name[CALLER_LEN];
+	const char	*syscall;	/* writer_syscall() of name */
 	uint64_t	count, waits, wait_sum_ns, wait_max_ns;
 	uint64_t	a_pairs, a_ns, b_pairs, b_ns;
 	/* the VMAs it write-locked: VM_SHARED (of those whose flags printed), file, anon */
@@ -249,12 +252,15 @@ struct top_heap {
 	struct c_evidence ev;	/* over every Type-C pair offered, not only the kept */
 };
 
+#define TASK_RECENT	64	/* a power of two */
+
 /* The tasks by pid, and those with nothing open, oldest first (task.c). */
 struct task_table {
 	struct slab		slab;
 	struct htab		tab;		/* by pid */
 	size_t			nr;
-	struct task		*last;		/* the task found last (task_find()) */
+	/* the tasks found last, by pid modulo TASK_RECENT (task_find()) */
+	struct task		*recent[TASK_RECENT];
 	struct task		*idle_head, *idle_tail;
 	size_t			nr_idle;
 	int			finishing;	/* analysis_finish() is walking the tasks */
@@ -266,6 +272,8 @@ struct mmslot_table {
 	struct htab		tab;		/* by (pid, mm, stock) */
 };
 
+#define CALLER_RECENT	4	/* caller texts tally_caller() remembers */
+
 /* The sweep lists and the closed intervals' buckets (pair.c). */
 struct sweep {
 	struct ilist		lists[L_NR];
@@ -273,6 +281,9 @@ struct sweep {
 	struct bucket		*cache;		/* emptied buckets, kept for reuse */
 	unsigned int		nr_cache;
 	uint64_t		seq;		/* intervals closed so far */
+	/* the caller text of a Type-C pair asked last, and whether it is a known path */
+	int			known_set, known;
+	char			known_text[CALLER_LEN];
 };
 
 /* [LOST] markers seen per CPU: an interval opened before one is truncated (anomaly.c). */
@@ -321,6 +332,10 @@ struct analysis {
 	struct caller_stat	*callers;
 	int			nr_callers, cap_callers;
 	struct htab		caller_index;	/* name -> index + 1 into callers */
+	/* the caller texts looked up last and their index + 1 (0: none) */
+	int			caller_last[CALLER_RECENT];
+	char			caller_last_text[CALLER_RECENT][CALLER_LEN];
+	unsigned int		caller_next;	/* the entry replaced next */
 	uint64_t		file_backed, anonymous;
 	/* mmap_lock, custom and stock */
 	struct hist		mmap_wait, mmap_hold, mmap_write_hold;

@@ -70,9 +70,9 @@ static uint64_t *epoch_slot(struct analysis *an, int cpu, int create)
 	return e ? &e->epoch : NULL;
 }
 
-uint64_t anomaly_epoch(struct analysis *an, int cpu)
+uint64_t anomaly_epoch_slow(struct analysis *an, int cpu)
 {
-	uint64_t *e = an->ep.moved ? epoch_slot(an, cpu, 0) : NULL;
+	uint64_t *e = epoch_slot(an, cpu, 0);
 
 	return e ? *e : 0;
 }
@@ -88,10 +88,8 @@ static int truncated(struct analysis *an, int cpu, uint64_t epoch)
 	return anomaly_epoch(an, cpu) != epoch;
 }
 
-void anomaly_settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
+void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	if (!an->ep.moved)
-		return;		/* every epoch is still 0: nothing can be truncated */
 	if (s->wait && truncated(an, s->wait->cpu, s->wait->epoch)) {
 		if (s->acq && s->acq->start == s->wait->start)
 			mmslot_drop_acq(an, s);
@@ -113,10 +111,8 @@ void anomaly_settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s
 	}
 }
 
-void anomaly_settle_task(struct analysis *an, struct task *t)
+void anomaly_settle_task_slow(struct analysis *an, struct task *t)
 {
-	if (!an->ep.moved)
-		return;		/* every epoch is still 0: nothing can be truncated */
 	if (t->stack_target && truncated(an, t->stack_target_cpu, t->stack_target_epoch))
 		stack_target_put(t);	/* its block, if any, follows the loss */
 	if (t->fw && truncated(an, t->fw->cpu, t->fw->epoch)) {

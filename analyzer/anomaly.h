@@ -33,13 +33,27 @@ static inline void anomaly_count(struct analysis *an, enum slot s, enum slot_ano
 void anomaly_end_without_begin(struct analysis *an, struct task *t, enum slot s);
 
 /**
+ * anomaly_epoch_slow() - anomaly_epoch() once a [LOST] marker moved an epoch
+ * @an: the analysis
+ * @cpu: the CPU
+ *
+ * Return: the epoch.
+ */
+uint64_t anomaly_epoch_slow(struct analysis *an, int cpu);
+
+/**
  * anomaly_epoch() - the [LOST] epoch of @cpu: how many markers it has seen
  * @an: the analysis
  * @cpu: the CPU
  *
+ * Every interval takes one: inline, for a trace without markers.
+ *
  * Return: the epoch; an interval opened in an older one was truncated.
  */
-uint64_t anomaly_epoch(struct analysis *an, int cpu);
+static inline uint64_t anomaly_epoch(struct analysis *an, int cpu)
+{
+	return an->ep.moved ? anomaly_epoch_slow(an, cpu) : 0;
+}
 
 /**
  * anomaly_lost() - a [LOST] marker of @cpu: what is open on it is truncated
@@ -54,13 +68,33 @@ uint64_t anomaly_epoch(struct analysis *an, int cpu);
 void anomaly_lost(struct analysis *an, int cpu);
 
 /**
+ * anomaly_settle_task_slow() - anomaly_settle_task() once a marker moved an epoch
+ * @an: the analysis
+ * @t: the task
+ */
+void anomaly_settle_task_slow(struct analysis *an, struct task *t);
+
+/**
  * anomaly_settle_task() - drop what of @t a [LOST] marker truncated
  * @an: the analysis
  * @t: the task, before anything else happens to it
  *
- * A truncated slot leaves an absorb for its lost end.
+ * A truncated slot leaves an absorb for its lost end.  Until a marker came
+ * nothing can be truncated: that test inline, for every event.
  */
-void anomaly_settle_task(struct analysis *an, struct task *t);
+static inline void anomaly_settle_task(struct analysis *an, struct task *t)
+{
+	if (an->ep.moved)
+		anomaly_settle_task_slow(an, t);
+}
+
+/**
+ * anomaly_settle_mmslot_slow() - anomaly_settle_mmslot() once a marker moved an epoch
+ * @an: the analysis
+ * @t: the task of @s
+ * @s: the (pid, mm) slot
+ */
+void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmslot *s);
 
 /**
  * anomaly_settle_mmslot() - drop what of @s a [LOST] marker truncated
@@ -68,7 +102,11 @@ void anomaly_settle_task(struct analysis *an, struct task *t);
  * @t: the task of @s
  * @s: the (pid, mm) slot
  */
-void anomaly_settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s);
+static inline void anomaly_settle_mmslot(struct analysis *an, struct task *t, struct mmslot *s)
+{
+	if (an->ep.moved)
+		anomaly_settle_mmslot_slow(an, t, s);
+}
 
 /**
  * anomaly_finish() - the end of the input: whatever is still open is unclosed

@@ -25,19 +25,10 @@ struct call *call_new(uint64_t ts)
 	return c;
 }
 
-struct call *call_get(struct call *c)
+void call_free(struct call *c)
 {
-	if (c)
-		c->refs++;
-	return c;
-}
-
-void call_put(struct call *c)
-{
-	if (c && !--c->refs) {
-		free(c->wpids);
-		slab_free(&call_slab, c);
-	}
+	free(c->wpids);
+	slab_free(&call_slab, c);
 }
 
 void call_users_add(void)

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-struct call;
+#include "analysis-int.h"
 
 /**
  * call_new() - a zeroed call holding one reference
@@ -19,18 +19,33 @@ struct call;
 struct call *call_new(uint64_t ts);
 
 /**
+ * call_free() - free @c, whose last reference was dropped (call_put())
+ * @c: the call
+ */
+void call_free(struct call *c);
+
+/**
  * call_get() - take a reference on @c
  * @c: a call, or NULL
  *
  * Return: @c.
  */
-struct call *call_get(struct call *c);
+static inline struct call *call_get(struct call *c)
+{
+	if (c)
+		c->refs++;
+	return c;
+}
 
 /**
  * call_put() - drop a reference on @c; the last one frees it
  * @c: a call, or NULL
  */
-void call_put(struct call *c);
+static inline void call_put(struct call *c)
+{
+	if (c && !--c->refs)
+		call_free(c);
+}
 
 /**
  * call_users_add() - one more analysis allocates calls in this thread

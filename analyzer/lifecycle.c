@@ -94,6 +94,7 @@ struct lifecycle {
 	struct tg	**tgs;		/* in the order first seen */
 	int		nr_tgs, dropped_tgs;
 	struct htab	index;		/* tgid -> struct tg */
+	struct tg	*last;		/* found last: events come in runs of one TGID */
 	uint64_t	seed;
 	struct refault	*rf;		/* open addressing, capped */
 	size_t		nr_rf;
@@ -131,11 +132,15 @@ static int tg_eq(const void *item, const void *key)
 
 static struct tg *tg_get(struct lifecycle *lc, int tgid)
 {
-	uint64_t h = hash_mix(lc->seed, (uint64_t)tgid);
-	struct tg *t = htab_find(&lc->index, h, tg_eq, &tgid);
+	uint64_t h;
+	struct tg *t = lc->last;
 
-	if (t)
+	if (t && t->tgid == tgid)
 		return t;
+	h = hash_mix(lc->seed, (uint64_t)tgid);
+	t = htab_find(&lc->index, h, tg_eq, &tgid);
+	if (t)
+		return lc->last = t;
 	if (lc->nr_tgs == MAX_TGIDS) {
 		lc->dropped_tgs++;
 		return NULL;
@@ -145,7 +150,7 @@ static struct tg *tg_get(struct lifecycle *lc, int tgid)
 	lc->tgs = xrealloc(lc->tgs, (size_t)(lc->nr_tgs + 1) * sizeof(*lc->tgs));
 	lc->tgs[lc->nr_tgs++] = t;
 	htab_add(&lc->index, h, t);
-	return t;
+	return lc->last = t;
 }
 
 void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind kind)

@@ -26,13 +26,32 @@ static uint64_t mmslot_hash(const struct analysis *an, int pid, uint64_t mm, int
 	return hash_mix(hash_mix(an->seed, (uint64_t)pid << 1 | (uint64_t)stock), mm);
 }
 
+/*
+ * @t's slot for (@mm, @stock), if there is one.  A task's mmap_lock events
+ * come in runs on one mm: the slot used last is tried before the hash.
+ */
+static struct mmslot *mmslot_find(struct analysis *an, struct task *t, uint64_t mm, int stock)
+{
+	struct mm_key k = { t->pid, stock, mm };
+	struct mmslot *s = t->ms;
+
+	if (s && s->mm == mm && s->stock == stock)
+		return s;
+	s = htab_find(&an->ms.tab, mmslot_hash(an, t->pid, mm, stock), mmslot_eq, &k);
+	if (s)
+		t->ms = s;
+	return s;
+}
+
 /* The (pid, mm) slot of mmap_lock events; a hash, whatever the number of mm's. */
 struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock)
 {
-	struct mm_key k = { t->pid, stock, mm };
-	uint64_t h = mmslot_hash(an, t->pid, mm, stock);
-	struct mmslot *s = htab_find(&an->ms.tab, h, mmslot_eq, &k);
+	struct mmslot *s = mmslot_find(an, t, mm, stock);
 
+	if (s && s == t->ms_kept) {
+		t->ms_kept = NULL;
+		t->nr_mms++;
+	}
 	if (s) {
 		anomaly_settle_mmslot(an, t, s);
 		return s;
@@ -41,23 +60,42 @@ struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int 
 	s->pid = t->pid;
 	s->mm = mm;
 	s->stock = stock;
-	htab_add(&an->ms.tab, h, s);
+	htab_add(&an->ms.tab, mmslot_hash(an, t->pid, mm, stock), s);
 	t->nr_mms++;
+	t->ms = s;
 	return s;
 }
 
-/* Forget a slot with nothing in it. */
+static void mmslot_free(struct analysis *an, struct task *t, struct mmslot *s)
+{
+	htab_del(&an->ms.tab, mmslot_hash(an, t->pid, s->mm, s->stock), s);
+	slab_free(&an->ms.slab, s);
+	if (t->ms == s)
+		t->ms = NULL;
+}
+
+/*
+ * Forget a slot with nothing in it.  The task's latest emptied slot is kept
+ * (not counted in nr_mms): its mm's next event, often the next of the task,
+ * finds it again instead of a new one.
+ */
 void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock)
 {
-	struct mm_key k = { t->pid, stock, mm };
-	uint64_t h = mmslot_hash(an, t->pid, mm, stock);
-	struct mmslot *s = htab_find(&an->ms.tab, h, mmslot_eq, &k);
+	struct mmslot *s = mmslot_find(an, t, mm, stock);
 
-	if (!s || s->wait || s->hold || s->acq)
+	if (!s || s == t->ms_kept || s->wait || s->hold || s->acq)
 		return;
-	htab_del(&an->ms.tab, h, s);
-	slab_free(&an->ms.slab, s);
+	if (t->ms_kept)
+		mmslot_free(an, t, t->ms_kept);
+	t->ms_kept = s;
 	t->nr_mms--;
+}
+
+void mmslot_forget_kept(struct analysis *an, struct task *t)
+{
+	if (t->ms_kept)
+		mmslot_free(an, t, t->ms_kept);
+	t->ms_kept = NULL;
 }
 
 void mmslot_drop_acq(struct analysis *an, struct mmslot *s)
@@ -69,8 +107,7 @@ void mmslot_drop_acq(struct analysis *an, struct mmslot *s)
 /* The stock (pid, mm) slot, if there is one; never creates it. */
 struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm)
 {
-	struct mm_key k = { t->pid, 1, mm };
-	struct mmslot *s = htab_find(&an->ms.tab, mmslot_hash(an, t->pid, mm, 1), mmslot_eq, &k);
+	struct mmslot *s = mmslot_find(an, t, mm, 1);
 
 	if (s)
 		anomaly_settle_mmslot(an, t, s);

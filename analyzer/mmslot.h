@@ -38,8 +38,18 @@ struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm);
  * @t: the task
  * @mm: the mm_struct pointer
  * @stock: as for mmslot_get()
+ *
+ * The latest slot @t emptied is kept, uncounted (nr_mms), for the next
+ * mmslot_get() of its mm; mmslot_forget_kept() frees it with @t.
  */
 void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock);
+
+/**
+ * mmslot_forget_kept() - free the emptied slot @t keeps, if any (@t is forgotten)
+ * @an: the analysis
+ * @t: the task
+ */
+void mmslot_forget_kept(struct analysis *an, struct task *t);
 
 /**
  * mmslot_drop_acq() - forget @s's write acquisition without closing it

@@ -7,6 +7,7 @@
  * open or future interval can still overlap it, so memory follows the open
  * intervals, not the trace length.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,10 +93,15 @@ static void bucket_key_of(struct bucket_key *k, int list, int kind, const struct
 	}
 }
 
+/*
+ * The list and the kind are left out: a close looks its key up under the
+ * other side's list and adds it under its own, and hashes it once for both
+ * (at most four buckets share a hash; bucket_eq() tells them apart).
+ */
 static uint64_t bucket_hash(const struct analysis *an, const struct bucket_key *k)
 {
 	const uint64_t m = 0x9e3779b97f4a7c15ULL;
-	uint64_t h = an->seed ^ ((uint64_t)k->list << 8 | (uint64_t)k->kind);
+	uint64_t h = an->seed;
 
 	/* one final mix: a key is hashed for every close */
 	h = (h ^ k->mm) * m;
@@ -118,19 +124,23 @@ static int bucket_eq(const void *item, const void *key)
 	       !strcmp(a->dev, b->dev);
 }
 
-static struct bucket *bucket_find(struct analysis *an, const struct bucket_key *k)
+/* The bucket of key (@list, @kind) of @iv, whose bucket_hash() is @h. */
+static struct bucket *bucket_find(struct analysis *an, int list, int kind,
+				  const struct ival *iv, uint64_t h)
 {
-	return htab_find(&an->sw.buckets, bucket_hash(an, k), bucket_eq, k);
+	struct bucket_key k;
+
+	bucket_key_of(&k, list, kind, iv);
+	return htab_find(&an->sw.buckets, h, bucket_eq, &k);
 }
 
-static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv, int slot)
+static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv, int slot,
+		       uint64_t h)
 {
 	struct bucket_key k;
 	struct bucket *b;
-	uint64_t h;
 
 	bucket_key_of(&k, list, kind, iv);
-	h = bucket_hash(an, &k);
 	b = htab_find(&an->sw.buckets, h, bucket_eq, &k);
 	if (!b) {
 		b = an->sw.cache;
@@ -203,15 +213,20 @@ static void bucket_remove(struct analysis *an, struct ival *iv)
 	}
 }
 
+/* Closed intervals that end by then can overlap nothing open or future. */
+static uint64_t prune_bound(const struct analysis *an, int open_other)
+{
+	const struct ival *o = an->sw.lists[open_other].head;
+
+	return o && o->start < an->now ? o->start : an->now;
+}
+
 /* Drop closed intervals that nothing open or future can overlap any more. */
 static void prune(struct analysis *an, int closed, int open_other)
 {
 	struct ilist *cl = &an->sw.lists[closed];
-	uint64_t bound = an->now;
-	struct ival *o = an->sw.lists[open_other].head;
+	uint64_t bound = prune_bound(an, open_other);
 
-	if (o && o->start < bound)
-		bound = o->start;
 	while (cl->head && cl->head->end <= bound)
 		ival_free(an, cl->head);
 }
@@ -257,32 +272,80 @@ static void heap_swap(struct pair_rec *a, struct pair_rec *b)
 	*b = t;
 }
 
-int pair_known_path(const struct pair_rec *p, const char **operation)
+/* A pair's caller text on the known contention paths?  See pair_known_path(). */
+static int caller_known_path(const char *caller, const char **operation)
 {
 	char func[CALLER_LEN];
 
-	tally_caller_func(func, sizeof(func), p->caller[0] ? p->caller : NULL);
+	tally_caller_func(func, sizeof(func), caller[0] ? caller : NULL);
 	if (operation)
 		*operation = writer_syscall(func);
 	return writer_known_path(func);
 }
 
-/*
- * Keep the top_n slowest pairs in a min-heap; every pair goes through here
- * (its Type-C inversion evidence is counted here too).
- */
-static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
+int pair_known_path(const struct pair_rec *p, const char **operation)
 {
-	unsigned int i, n = an->opts.top_n;
-	struct pair_rec *top;
+	return caller_known_path(p->caller, operation);
+}
+
+/* caller_known_path() of @caller, remembered for the next pair of the same text. */
+static int pair_caller_known(struct analysis *an, const char *caller)
+{
+	size_t n;
+
+	if (an->sw.known_set && !strcmp(caller, an->sw.known_text))
+		return an->sw.known;
+	an->sw.known = caller_known_path(caller, NULL);
+	n = strlen(caller);
+	an->sw.known_set = n < CALLER_LEN;
+	if (an->sw.known_set)
+		memcpy(an->sw.known_text, caller, n + 1);
+	return an->sw.known;
+}
+
+/*
+ * A pair is built in two steps: its head (type, Type-C, holding, duration)
+ * always, the rest only when top_wanted() says it is kept or handed out:
+ * most pairs are neither, and the sides' stacks are most of its bytes.
+ */
+static void pair_start(struct pair_rec *p, char type, uint64_t dur)
+{
+	memset(p, 0, offsetof(struct pair_rec, blocked));
+	p->type = type;
+	p->dur_ns = dur;
+}
+
+static void pair_fill(struct pair_rec *p)
+{
+	memset(&p->blocked, 0, sizeof(*p) - offsetof(struct pair_rec, blocked));
+}
+
+/*
+ * Count a Type-C pair's inversion evidence (over every pair, not only the
+ * kept), and say whether the pair is wanted in full: by the on_pair hook,
+ * or by the heap of the top_n slowest.  @caller: the pair's caller text.
+ */
+static int top_wanted(struct analysis *an, struct top_heap *th, const struct pair_rec *p,
+		      const char *caller)
+{
+	unsigned int n = an->opts.top_n;
 
 	if (p->c) {
-		int known = pair_known_path(p, NULL), slow = p->dur_ns > PAIR_SLOW_NS;
+		int known = pair_caller_known(an, caller), slow = p->dur_ns > PAIR_SLOW_NS;
 
 		th->ev.known += known;
 		th->ev.over_1ms += slow;
 		th->ev.both += known && slow;
 	}
+	return an->opts.on_pair || (n && (th->n < n || p->dur_ns > th->v[0].dur_ns));
+}
+
+/* Keep the top_n slowest pairs in a min-heap: each pair top_wanted() wants. */
+static void top_offer(struct analysis *an, struct top_heap *th, const struct pair_rec *p)
+{
+	unsigned int i, n = an->opts.top_n;
+	struct pair_rec *top;
+
 	if (an->opts.on_pair)
 		an->opts.on_pair(an->opts.hook_ctx, p);
 	if (!n)
@@ -342,8 +405,7 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 		vw->call->flags |= CALL_A_WRITER;
 		an->a_writers++;
 	}
-	memset(&p, 0, sizeof(p));
-	p.type = 'A';
+	pair_start(&p, 'A', dur);
 	p.c = is_type_c(an, vw->prio, fw->prio);
 	if (p.c) {
 		an->c_count++;
@@ -352,7 +414,9 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 	}
 	cs->a_pairs++;
 	cs->a_ns += dur;
-	p.dur_ns = dur;
+	if (!top_wanted(an, &an->top, &p, vw->call->caller))
+		return;
+	pair_fill(&p);
 	p.start_ns = fw->start > vw->start ? fw->start : vw->start;
 	side_from(&p.blocked, vw);
 	side_from(&p.blocker, fw);
@@ -373,7 +437,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 
 	an->b_count++;
 	an->b_ns += dur;
-	memset(&p, 0, sizeof(p));
+	pair_start(&p, 'B', dur);
 	p.holding = m->has_hold && m->hold_start <= r->start;
 	if (p.holding)
 		an->b_holding++;
@@ -388,7 +452,6 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 		m->flags |= IV_B_WRITER;
 		an->b_writers++;
 	}
-	p.type = 'B';
 	p.c = is_type_c(an, r->prio, m->prio);
 	if (p.c) {
 		an->c_count++;
@@ -397,7 +460,9 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	}
 	cs->b_pairs++;
 	cs->b_ns += dur;
-	p.dur_ns = dur;
+	if (!top_wanted(an, &an->top, &p, m->call->caller))
+		return;
+	pair_fill(&p);
 	p.start_ns = r->start > m->start ? r->start : m->start;
 	side_from(&p.blocked, r);
 	side_from(&p.blocker, m);
@@ -435,6 +500,7 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 {
 	uint64_t dur = overlap_ns(w, m);
 	struct call *mc = m->call, *f;
+	char caller[CALLER_LEN];
 	struct pair_rec p;
 
 	w->flags |= IV_ATTR;
@@ -450,7 +516,7 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	f = w->call;
 	an->sb_count++;
 	an->sb_ns += dur;
-	memset(&p, 0, sizeof(p));
+	pair_start(&p, 'B', dur);
 	p.holding = m->has_hold && m->hold_start <= w->start;
 	if (p.holding)
 		an->sb_holding++;
@@ -477,8 +543,10 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	else
 		p.c = w->prio < m->prio;
 	an->sc_from_b += p.c;
-	p.type = 'B';
-	p.dur_ns = dur;
+	tally_stock_caller(caller, sizeof(caller), mc->stack);
+	if (!top_wanted(an, &an->stop, &p, caller))
+		return;
+	pair_fill(&p);
 	p.start_ns = w->start > m->start ? w->start : m->start;
 	side_from(&p.blocked, w);
 	side_from(&p.blocker, m);
@@ -486,7 +554,7 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	p.stock = 1;
 	p.has_address = !!(f->flags & CALL_SF_ADDR);
 	p.address = f->vm_start;
-	tally_stock_caller(p.caller, sizeof(p.caller), mc->stack);
+	copy_str(p.caller, sizeof(p.caller), caller);
 	top_offer(an, &an->stop, &p);
 }
 
@@ -507,20 +575,27 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	struct bucket *cand[2] = { NULL, NULL };
 	size_t pos[2] = { 0, 0 };
 	struct bucket_key k;
+	uint64_t h_vma = 0, h_range = 0, h_mm = 0;
 	int c;
 
 	list_remove(an, iv);
 	if (an->opts.on_ival)
 		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
 	if (type_a) {
-		/* same_vma(): the pointers when both have one, else the range */
-		bucket_key_of(&k, other_closed, iv->has_vma ? BK_VMA : BK_RANGE_VMA, iv);
-		cand[0] = bucket_find(an, &k);
 		bucket_key_of(&k, other_closed, BK_RANGE_NOVMA, iv);
-		cand[1] = bucket_find(an, &k);
+		h_range = bucket_hash(an, &k);
+		if (iv->has_vma) {
+			bucket_key_of(&k, other_closed, BK_VMA, iv);
+			h_vma = bucket_hash(an, &k);
+		}
+		/* same_vma(): the pointers when both have one, else the range */
+		cand[0] = iv->has_vma ? bucket_find(an, other_closed, BK_VMA, iv, h_vma) :
+					bucket_find(an, other_closed, BK_RANGE_VMA, iv, h_range);
+		cand[1] = bucket_find(an, other_closed, BK_RANGE_NOVMA, iv, h_range);
 	} else {
 		bucket_key_of(&k, other_closed, BK_MM, iv);
-		cand[0] = bucket_find(an, &k);
+		h_mm = bucket_hash(an, &k);
+		cand[0] = bucket_find(an, other_closed, BK_MM, iv, h_mm);
 	}
 	for (c = 0; c < 2; c++)
 		if (cand[c])
@@ -549,13 +624,24 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 			pair_b(an, x, y);
 	}
 	iv->seq = ++an->sw.seq;
+	prune(an, closed, other_closed - 1);
 	list_append(an, closed, iv);
-	if (type_a) {
-		bucket_add(an, closed, iv->has_vma ? BK_VMA : BK_RANGE_NOVMA, iv, 0);
-		if (iv->has_vma)
-			bucket_add(an, closed, BK_RANGE_VMA, iv, 1);
-	} else {
-		bucket_add(an, closed, BK_MM, iv, 0);
+	/*
+	 * Alone on its list and ended by the bound, it goes at once (the
+	 * prune below): most do, when nothing of the other side is open, and
+	 * they need no bucket.
+	 */
+	if (an->sw.lists[closed].head != iv || iv->end > prune_bound(an, other_closed - 1)) {
+		if (type_a) {
+			if (iv->has_vma) {
+				bucket_add(an, closed, BK_VMA, iv, 0, h_vma);
+				bucket_add(an, closed, BK_RANGE_VMA, iv, 1, h_range);
+			} else {
+				bucket_add(an, closed, BK_RANGE_NOVMA, iv, 0, h_range);
+			}
+		} else {
+			bucket_add(an, closed, BK_MM, iv, 0, h_mm);
+		}
 	}
 	prune(an, closed, other_closed - 1);
 	prune(an, other_closed, closed - 1);

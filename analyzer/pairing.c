@@ -8,8 +8,6 @@
  * stock events' (whose rwsem sleeps and retries stock.c follows).  Waits of
  * a pair kind go to its sweep (pair.c) when they close.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -186,16 +184,42 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 	t->fault = NULL;
 }
 
-/* vma_start_write_begin's flags=%lx; 0 when absent or not hex */
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * vma_start_write_begin's flags=%lx; 0 when absent or not hex.  What
+ * strtoull(s, 16) takes whole when s starts with a hex digit (a "0x" prefix
+ * included), without its cost on every VMA write.
+ */
 static int vm_flags(const char *s, uint64_t *flags)
 {
-	char *end;
+	uint64_t v = 0;
+	int digits = 0;
 
-	if (!s || !isxdigit((unsigned char)*s))
+	if (!s || hex_digit(*s) < 0)
 		return 0;
-	errno = 0;
-	*flags = strtoull(s, &end, 16);
-	return !errno && !*end;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_digit(s[2]) >= 0)
+		s += 2;
+	for (; *s; s++) {
+		int d = hex_digit(*s);
+
+		if (d < 0)
+			return 0;
+		if ((v || d) && ++digits > 16)
+			return 0;	/* beyond 64 bits: ERANGE */
+		v = v << 4 | (uint64_t)d;
+	}
+	*flags = v;
+	return 1;
 }
 
 static void on_vma_write_begin(struct analysis *an, struct task *t,
@@ -207,7 +231,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	uint64_t flags;
 
 	cs->count++;
-	tally_reason(&an->by_syscall, writer_syscall(cs->name));
+	tally_reason(&an->by_syscall, cs->syscall);
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
 	if (pl_dec(pl, PF_INO, 0)) {
 		an->file_backed++;

@@ -20,12 +20,6 @@
  * whatever ends or truncates the call meanwhile ([LOST] on its CPU, a nested
  * begin), the block is written into live memory (issue 13 H1).
  */
-void stack_target_put(struct task *t)
-{
-	call_put(t->stack_target);
-	t->stack_target = NULL;
-}
-
 void stack_target_set(struct analysis *an, struct task *t, struct call *c, int cpu)
 {
 	stack_target_put(t);
@@ -47,12 +41,10 @@ static int is_tracing_frame(const char *f)
 	       !strncmp(f, "__trace_", 8) || !strncmp(f, "trace_event_raw_event_", 22);
 }
 
-void stack_flush(struct analysis *an)
+void stack_block_end(struct analysis *an)
 {
 	struct task *t = an->stk.task;
 
-	if (!t)
-		return;
 	if (an->opts.stack_before) {
 		free(t->pending_stack);
 		t->pending_stack = an->stk.buf[0] ? xstrdup(an->stk.buf) : NULL;

@@ -3,9 +3,8 @@
 #ifndef MMLOCK_STACK_H
 #define MMLOCK_STACK_H
 
-struct analysis;
-struct call;
-struct task;
+#include "analysis-int.h"
+#include "call.h"
 
 /**
  * stack_target_set() - a following stack block of @t's belongs to @c
@@ -21,8 +20,14 @@ void stack_target_set(struct analysis *an, struct task *t, struct call *c, int c
 /**
  * stack_target_put() - @t's next stack block belongs to no call
  * @t: the task
+ *
+ * The reference stack_target_set() took is dropped.
  */
-void stack_target_put(struct task *t);
+static inline void stack_target_put(struct task *t)
+{
+	call_put(t->stack_target);
+	t->stack_target = NULL;
+}
 
 /**
  * stack_begin() - a <stack trace> line of @pid on @cpu starts a block
@@ -40,9 +45,22 @@ void stack_begin(struct analysis *an, int pid, int cpu);
 void stack_frame(struct analysis *an, const char *frame);
 
 /**
+ * stack_block_end() - the block being read ends: it goes to its call
+ * @an: the analysis; a block is being read (stk.task)
+ */
+void stack_block_end(struct analysis *an);
+
+/**
  * stack_flush() - the block being read, if any, ends: it goes to its call
  * @an: the analysis
+ *
+ * Called before every line that is not a frame: inline, for the common
+ * case of no block.
  */
-void stack_flush(struct analysis *an);
+static inline void stack_flush(struct analysis *an)
+{
+	if (an->stk.task)
+		stack_block_end(an);
+}
 
 #endif /* MMLOCK_STACK_H */

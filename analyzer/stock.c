@@ -78,21 +78,35 @@ void stock_retry_call(struct analysis *an, struct task *t, struct ival *call)
 	call->call = call_get(f);
 }
 
+/*
+ * A stock write interval of @s opens: queued from a contended wait, or
+ * holding from a trylock.  It replaces what @s had.
+ */
+static struct ival *writer_open(struct analysis *an, struct task *t, struct mmslot *s,
+				const struct parsed_line *pl)
+{
+	/* taken first: @t keeps a reference while the old interval goes */
+	struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+
+	if (s->acq)
+		mmslot_drop_acq(an, s);
+	m->mm = s->mm;
+	m->write = 1;
+	m->flags = IV_SM;
+	m->call = call_new(pl->ts_ns);
+	s->acq = m;
+	pair_open(an, L_OPEN_SM, m);
+	return m;
+}
+
 /* A stock write hold begins (@s's write call got the lock, or a trylock did). */
 void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
 		       const struct parsed_line *pl)
 {
 	struct ival *m = s->acq;
 
-	if (!m) {
-		m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
-		m->mm = s->mm;
-		m->write = 1;
-		m->flags = IV_SM;
-		m->call = call_new(pl->ts_ns);
-		s->acq = m;
-		pair_open(an, L_OPEN_SM, m);
-	}
+	if (!m)
+		m = writer_open(an, t, s, pl);
 	m->has_hold = 1;
 	m->hold_start = pl->ts_ns;
 	/* the write hold's stack block (stacktrace if write == 1) names its caller */
@@ -190,19 +204,9 @@ void stock_contention_begin(struct analysis *an, struct task *t, const struct pa
 	}
 	t->cw = iv;
 	pair_open(an, L_OPEN_SW, iv);
-	if (call->write) {
-		/* a writer queues from here: readers arriving now queue behind it */
-		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
-
-		if (s->acq)
-			mmslot_drop_acq(an, s);
-		m->mm = s->mm;
-		m->write = 1;
-		m->flags = IV_SM;
-		m->call = call_new(pl->ts_ns);
-		s->acq = m;
-		pair_open(an, L_OPEN_SM, m);
-	}
+	/* a writer queues from here: readers arriving now queue behind it */
+	if (call->write)
+		writer_open(an, t, s, pl);
 }
 
 /* lock:contention_end of the wait's lock ends it; other locks' ends are not ours. */

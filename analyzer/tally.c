@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis-int.h"
+#include "lifecycle.h"
 #include "tally.h"
 #include "util.h"
 
@@ -93,7 +94,7 @@ static int caller_eq(const void *item, const void *key)
  * distinct names (a kernel has a few hundred writers, only a made-up trace
  * more) the rest are counted under "other".
  */
-struct caller_stat *tally_caller(struct analysis *an, const char *caller)
+static struct caller_stat *caller_lookup(struct analysis *an, const char *caller)
 {
 	char name[CALLER_LEN];
 	struct caller_stat *cs;
@@ -121,7 +122,33 @@ struct caller_stat *tally_caller(struct analysis *an, const char *caller)
 	cs = &an->callers[an->nr_callers++];
 	memset(cs, 0, sizeof(*cs));
 	copy_str(cs->name, CALLER_LEN, name);
+	cs->syscall = writer_syscall(cs->name);
 	htab_add(&an->caller_index, h, cs);
+	return cs;
+}
+
+/*
+ * Writers come back with the same few caller texts: the last CALLER_RECENT
+ * looked up are compared before the function name is cut out and hashed.
+ * A text's entry stays the same: a name once in the table (or once counted
+ * as "other") stays so.
+ */
+struct caller_stat *tally_caller(struct analysis *an, const char *caller)
+{
+	struct caller_stat *cs;
+	unsigned int i;
+	size_t n;
+
+	for (i = 0; caller && i < CALLER_RECENT; i++)
+		if (an->caller_last[i] && !strcmp(caller, an->caller_last_text[i]))
+			return &an->callers[an->caller_last[i] - 1];
+	cs = caller_lookup(an, caller);
+	n = caller ? strlen(caller) : CALLER_LEN;
+	if (n < CALLER_LEN) {
+		i = an->caller_next++ % CALLER_RECENT;
+		memcpy(an->caller_last_text[i], caller, n + 1);
+		an->caller_last[i] = (int)(cs - an->callers) + 1;
+	}
 	return cs;
 }
 

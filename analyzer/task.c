@@ -9,6 +9,7 @@
 #include "analysis-int.h"
 #include "call.h"
 #include "ival.h"
+#include "mmslot.h"
 #include "stack.h"
 #include "task.h"
 
@@ -19,14 +20,15 @@ static int task_eq(const void *item, const void *key)
 
 struct task *task_find(struct analysis *an, int pid)
 {
-	struct task *t = an->tt.last;
+	struct task **r = &an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)];
+	struct task *t = *r;
 
-	/* the next event is most often the same task's */
+	/* events come from a few tasks at a time: most are found here */
 	if (t && t->pid == pid)
 		return t;
 	t = htab_find(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), task_eq, &pid);
 	if (t)
-		an->tt.last = t;
+		*r = t;
 	return t;
 }
 
@@ -49,9 +51,12 @@ static void idle_unlink(struct analysis *an, struct task *t)
 
 static void task_free(struct analysis *an, struct task *t)
 {
-	if (an->tt.last == t)
-		an->tt.last = NULL;
+	struct task **r = &an->tt.recent[(unsigned int)t->pid & (TASK_RECENT - 1)];
+
+	if (*r == t)
+		*r = NULL;
 	idle_unlink(an, t);
+	mmslot_forget_kept(an, t);
 	htab_del(&an->tt.tab, hash_mix(an->seed, (uint64_t)t->pid), t);
 	an->tt.nr--;
 	call_put(t->sfault);
@@ -76,12 +81,8 @@ static int task_is_idle(const struct analysis *an, const struct task *t)
 	return 1;
 }
 
-/*
- * After @t's event: an idle task joins the idle list, and the oldest idle
- * tasks beyond MAX_IDLE_TASKS are forgotten, so memory follows the open
- * intervals rather than every pid ever seen (issue 13 L6).
- */
-void task_settle_idle(struct analysis *an, struct task *t)
+/* task_settle_idle() of a task no interval refers to: is the rest idle too? */
+void task_settle_idle_slow(struct analysis *an, struct task *t)
 {
 	if (t->idle || !task_is_idle(an, t))
 		return;
@@ -112,6 +113,7 @@ struct task *task_get(struct analysis *an, int pid)
 	t->prio = -1;
 	t->sched_prio = -1;
 	htab_add(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), t);
+	an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)] = t;
 	an->tt.nr++;
 	return t;
 }

@@ -3,8 +3,7 @@
 #ifndef MMLOCK_TASK_H
 #define MMLOCK_TASK_H
 
-struct analysis;
-struct task;
+#include "analysis-int.h"
 
 /**
  * task_find() - the task of @pid, if it is known
@@ -25,14 +24,27 @@ struct task *task_find(struct analysis *an, int pid);
 struct task *task_get(struct analysis *an, int pid);
 
 /**
+ * task_settle_idle_slow() - task_settle_idle() past its quick tests
+ * @an: the analysis
+ * @t: the task, not on the idle list, with no interval referring to it
+ */
+void task_settle_idle_slow(struct analysis *an, struct task *t);
+
+/**
  * task_settle_idle() - after @t's event: idle, it joins the idle list
  * @an: the analysis
  * @t: the task
  *
  * The oldest idle tasks beyond MAX_IDLE_TASKS are forgotten, so memory
  * follows the open intervals rather than every pid ever seen (issue 13 L6).
+ * Most tasks an event touches still have an interval open: that test first,
+ * inline.
  */
-void task_settle_idle(struct analysis *an, struct task *t);
+static inline void task_settle_idle(struct analysis *an, struct task *t)
+{
+	if (!t->idle && !t->refs)
+		task_settle_idle_slow(an, t);
+}
 
 /**
  * task_drop_fault_wait() - forget @t's open fault wait (not closed: no duration)
