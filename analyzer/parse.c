@@ -53,6 +53,8 @@ struct key_pat {
 #define PRED_MAX	16	/* fields of a custom event */
 static struct key_pat pred[MMLOCK_EV_NR][PRED_MAX];
 static unsigned int nr_pred[MMLOCK_EV_NR];
+/* 1: every field of the event has a pattern, so a line in its order parses in one pass */
+static unsigned char pred_whole[MMLOCK_EV_NR];
 static struct key_pat v1_pid;
 
 #define ONES	0x0101010101010101ULL
@@ -123,6 +125,11 @@ static char *find_byte2(char *s, const char *end, char a, char b)
 
 static char *skip_blanks(char *s, const char *end)
 {
+	/* most runs are one blank or none: no vector set-up for them */
+	if (*s != ' ' && *s != '\t')
+		return s;
+	if (s[1] != ' ' && s[1] != '\t')
+		return s + 1;
 	return scan_bytes(s, end, ' ', '\t', 0);
 }
 static unsigned char key_char[256];	/* [A-Za-z0-9_] */
@@ -219,6 +226,12 @@ static void tables_fill(void)
 		for (f = 0; f < mmlock_events[i].nr_fields && nr_pred[i] < PRED_MAX; f++)
 			if (!key_pat_make(&pred[i][nr_pred[i]++], mmlock_events[i].fields[f].name))
 				nr_pred[i]--;
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		pred_whole[i] = nr_pred[i] && nr_pred[i] == mmlock_events[i].nr_fields;
+		for (f = 0; f < nr_pred[i]; f++)
+			if (pred[i][f].len == 10 && !memcmp(pred[i][f].name, "memcg_path", 10))
+				pred_whole[i] = 0;	/* its value may hold spaces */
+	}
 	key_pat_make(&v1_pid, MMLOCK_V1_PID_FIELD);
 	tables_ready = 1;
 }
@@ -277,6 +290,38 @@ static unsigned int hex16(const char *v, uint64_t *val)
 	d = _mm_packus_epi16(d, d);
 	w = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(d));
 	*val = n ? w >> (4 * (16 - n)) : 0;
+	return n;
+}
+#endif
+
+#ifdef SWAR
+/* The high bit of each byte of @x that is a decimal digit. */
+static uint64_t digit_bytes(uint64_t x)
+{
+	uint64_t x7 = x & ~HIGHS;
+
+	return (x7 + ONES * (0x80 - '0')) & ~(x7 + ONES * (0x7f - '9')) & ~x & HIGHS;
+}
+
+/*
+ * The decimal digits that begin the eight bytes at @v: how many (0..8), and
+ * in *@val their value (eight digits at once: pairs, then quads, then the
+ * two halves, the first digit the highest).  Inlined: a call would cost
+ * as much as the conversion.
+ */
+static inline __attribute__((always_inline)) unsigned int dec8(const char *v, uint64_t *val)
+{
+	uint64_t x = load8(v) - ONES * '0';
+	/* a byte below '0' borrows only from the bytes after it: the first non-digit is exact */
+	uint64_t nd = (x | (x + ONES * (0x80 - 10))) & HIGHS;
+	unsigned int n = nd ? (unsigned int)__builtin_ctzll(nd) >> 3 : 8;
+
+	if (!n)
+		return 0;
+	x <<= 8 * (8 - n);			/* leading zero digits */
+	x = x * 10 + (x >> 8);
+	*val = (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >> 32;
 	return n;
 }
 #endif
@@ -507,6 +552,30 @@ static int parse_ts(const char *s, const char *end, uint64_t *ns)
 	return 0;
 }
 
+#ifdef SWAR
+/*
+ * parse_ts() of the usual "SECS.FRACTION:" at @s (up to 7 digits each),
+ * eight bytes at once and without a search for the ':' first.  Return: the
+ * ':', or NULL to leave the timestamp to the search and parse_ts().
+ */
+static char *ts_fast(char *s, const char *end, uint64_t *ns)
+{
+	static const uint64_t scale[8] = { 0, 100000000, 10000000, 1000000, 100000, 10000, 1000,
+					   100 };
+	uint64_t secs, frac;
+	unsigned int n, m;
+	char *f;
+
+	if (s + 8 > end + 1 || !(n = dec8(s, &secs)) || n == 8 || s[n] != '.')
+		return NULL;
+	f = s + n + 1;
+	if (f + 8 > end + 1 || !(m = dec8(f, &frac)) || m == 8 || f[m] != ':')
+		return NULL;
+	*ns = secs * 1000000000ULL + frac * scale[m];
+	return f + m;
+}
+#endif
+
 static int is_hex(const char *s, const char *end)
 {
 	for (; s < end; s++)
@@ -533,7 +602,9 @@ static char *find_space(char *s, const char *end)
 
 static int pat_match(const struct key_pat *k, const char *tok)
 {
-	return !((load8(tok) ^ k->w[0]) & k->m[0]) && !((load8(tok + 8) ^ k->w[1]) & k->m[1]);
+	/* most keys fit the first word: no second load for them */
+	return !((load8(tok) ^ k->w[0]) & k->m[0]) &&
+	       (!k->m[1] || !((load8(tok + 8) ^ k->w[1]) & k->m[1]));
 }
 
 static int is_end(char c)
@@ -626,6 +697,140 @@ static char *convert_early(struct parsed_line *out, enum parse_field f, enum par
 		break;
 	}
 	return NULL;
+}
+
+/*
+ * The one pass of a line whose payload is exactly the contract's fields in
+ * order ("key=value" separated by single spaces, no value holding a space,
+ * version 1's pid= allowed first): each key compared whole, each number's
+ * end found while it is converted.  Nothing is written into the line until
+ * the whole payload is known to be of that form, so anything else (a
+ * [module] after a caller, a field out of order, a damaged line) goes to
+ * split_payload() untouched.  The record is then what split_payload() makes
+ * of the line.  Return: 0 with *@pid_end as split_payload() returns it, or
+ * -1 with @out as it was.
+ */
+static int split_payload_fast(char *p, const char *end, int id, struct parsed_line *out,
+			      char **pid_end)
+{
+	const struct key_pat *pk = pred[id], *kp;
+	unsigned int k = 0, nk = nr_pred[id], n = 0, i;
+	uint32_t have = 0, later = 0, ok = 0, m;
+	char *tok = p, *v, *e, c;
+	/* the last place a key pattern's sixteen bytes may be loaded */
+	const char *wide_end = end + 1 - 16;
+	uint64_t x;
+
+	*pid_end = NULL;
+	for (;;) {
+		int f;
+
+		if (tok <= wide_end) {
+			if (k < nk && pat_match(&pk[k], tok))
+				kp = &pk[k++];
+			else if (!n && pat_match(&v1_pid, tok))
+				kp = &v1_pid;	/* version 1 */
+			else
+				goto restore;
+		} else if (k < nk && (!pk[k].m[1] && tok + 8 <= end + 1 ?
+				      !((load8(tok) ^ pk[k].w[0]) & pk[k].m[0]) :
+				      same_bytes(pk[k].name, tok, pk[k].len) &&
+				      tok[pk[k].len] == '=')) {
+			kp = &pk[k++];	/* near the end: a key of one word, or byte by byte */
+		} else {
+			goto restore;
+		}
+		v = tok + kp->len + 1;
+		f = kp->pf;
+		if (f < 0 || have >> f & 1) {
+			e = find_space(v, end);
+			goto stored;
+		}
+		have |= 1u << f;
+		out->str[f] = v;
+		switch (kp->conv) {
+		case PCONV_HEX:
+#ifdef HEX_SSE2
+			if (v + 16 <= end) {
+				unsigned int nd = hex16(v, &x);
+
+				if (nd && is_end(v[nd]) && (nd < 16 || hex_val[(unsigned char)v[16]] < 0)) {
+					out->num[f] = x;
+					e = v + nd;
+					break;
+				}
+			}
+#endif
+			for (x = 0, i = 0; i < 16 && hex_val[(unsigned char)v[i]] >= 0; i++)
+				x = x << 4 | (uint64_t)hex_val[(unsigned char)v[i]];
+			if (i && i < 16 && is_end(v[i])) {
+				out->num[f] = x;
+				e = v + i;
+				break;
+			}
+			e = find_space(v, end);
+			later |= 1u << f;
+			break;
+		case PCONV_DEC:
+#ifdef SWAR
+			if (v + 8 <= end + 1 && (i = dec8(v, &x)) && i < 8 && is_end(v[i]))
+				goto dec_done;
+#endif
+			for (x = 0, i = 0; i < 17 && is_digit(v[i]); i++)
+				x = x * 10 + (uint64_t)(v[i] - '0');
+			if (i && is_end(v[i]))
+				goto dec_done;
+			e = find_space(v, end);
+			later |= 1u << f;
+			break;
+dec_done:
+			out->num[f] = x;
+			ok |= 1u << f;
+			e = v + i;
+			if (f == PF_PID && !n)
+				*pid_end = e;
+			break;
+		case PCONV_BOOL:
+			e = find_space(v, end);
+			out->num[f] = (e - v == 1 && v[0] == '1') ||
+				      (e - v == 4 && !memcmp(v, "true", 4));
+			break;
+		case PCONV_LOCK:
+			e = find_space(v, end);
+			out->num[f] = (uint64_t)(int64_t)word_id_n(mmlock_words_fault_lock, v,
+								   (size_t)(e - v));
+			break;
+		default:
+			e = find_space(v, end);
+			break;
+		}
+stored:
+		/* split as split_payload() does; undone below if the form breaks */
+		out->keys[n] = tok;
+		out->vals[n++] = v;
+		v[-1] = '\0';
+		c = *e;
+		*e = '\0';
+		if (!c)
+			break;
+		tok = e + 1;
+	}
+	out->nr_fields = (int)n;
+	out->have |= have;
+	out->num_ok |= ok;
+	for (m = later; m; m &= m - 1)
+		convert(out, (enum parse_field)__builtin_ctz(m), end);
+	return 0;
+restore:
+	/* every value split so far ended at a blank before the next key */
+	for (i = 0; i < n; i++) {
+		p[out->vals[i] - 1 - p] = '=';
+		if (i + 1 < n)
+			p[out->keys[i + 1] - 1 - p] = ' ';
+	}
+	if (n)
+		tok[-1] = ' ';
+	return -1;
 }
 
 /*
@@ -835,6 +1040,56 @@ static void check_pid(struct parsed_line *out, const char *pid_end)
 	out->what = "pid=N with 0 <= N <= 2147483647";
 }
 
+#ifdef SWAR
+/* How many of the top bytes of @x a high bit in @m does not mark (0..7; @m not 0). */
+static unsigned int top_unmarked(uint64_t m)
+{
+	return 7 - ((63 - (unsigned int)__builtin_clzll(m)) >> 3);
+}
+
+/*
+ * The usual "COMM-PID<blanks>[CPU]" at the line's first '[' @open, read a
+ * word at a time: up to 7 CPU digits, up to 7 blanks before the bracket,
+ * up to 7 PID digits after a '-', no TGID column.  Within those bounds the
+ * general search below takes this same bracket and reads the same values.
+ * Return: 1 with @out's comm, pid and cpu and *@close set, 0 (nothing
+ * written) to leave the line to the general search.
+ */
+static int header_fast(const char *line, char *p, char *open, const char *end,
+		       struct parsed_line *out, char **close)
+{
+	uint64_t cpu, pid, m;
+	unsigned int n, k;
+	char *pre_end, *dash;
+
+	/* the two words loaded before the bracket lie in the line; those before @p are blanks */
+	if (open - 16 < line || open + 9 > end + 1 || open[-1] != ' ')
+		return 0;
+	n = dec8(open + 1, &cpu);
+	if (!n || n == 8 || open[1 + n] != ']')
+		return 0;
+	m = nonzero_bytes(load8(open - 8) ^ ONES * ' ');	/* the bytes that are no blank */
+	if (!m)
+		return 0;
+	pre_end = open - top_unmarked(m);
+	if (pre_end <= p || pre_end[-1] == ')')
+		return 0;
+	m = ~digit_bytes(load8(pre_end - 8)) & HIGHS;
+	if (!m)
+		return 0;
+	k = top_unmarked(m);
+	dash = pre_end - k;
+	if (!k || dash <= p || dash[-1] != '-' || dec8(dash, &pid) != k)
+		return 0;
+	out->pid = (int)pid;
+	dash[-1] = '\0';
+	out->comm = p;
+	out->cpu = (int)cpu;
+	*close = open + 1 + n;
+	return 1;
+}
+#endif
+
 void parse_line(char *line, struct parsed_line *out)
 {
 	parse_line_n(line, strlen(line), out);
@@ -874,7 +1129,12 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	 * look back from a candidate '[' is bounded (a TGID column is a dozen
 	 * bytes, a PID ten digits), so a line full of "[0]"s costs linear time.
 	 */
-	for (open = strchr(p, '['); open; open = strchr(open + 1, '[')) {
+	open = strchr(p, '[');
+#ifdef SWAR
+	if (open && header_fast(line, p, open, end, out, &close))
+		goto cpu_found;
+#endif
+	for (; open; open = strchr(open + 1, '[')) {
 		uint64_t v = 0;
 		char *q;
 
@@ -921,12 +1181,20 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 		out->what = "COMM-PID [CPU] at the start of an event line";
 		return;
 	}
+#ifdef SWAR
+cpu_found:
+#endif
 	/* optional flags, then the timestamp ending in ':' */
 	ts = skip_blanks(close + 1, end);
 	ts_end = find_byte2(ts, end, ':', ' ');
 	if (*ts_end == ' ') {
 		/* that token was the latency flags (or the line has no ':') */
 		ts = skip_blanks(ts_end, end);
+#ifdef SWAR
+		ts_end = ts_fast(ts, end, &out->ts_ns);
+		if (ts_end)
+			goto ts_read;
+#endif
 		ts_end = strchr(ts, ':');
 		if (!ts_end) {
 			out->what = "a TIMESTAMP: after the CPU";
@@ -940,6 +1208,9 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 		out->what = "a timestamp SECS.FRACTION";
 		return;
 	}
+#ifdef SWAR
+ts_read:
+#endif
 	name = (char *)skip_spaces(ts_end + 1);
 	if (!*name) {
 		out->what = "an EVENT name after the timestamp";
@@ -985,7 +1256,8 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 		convert_fields(out, end);
 		return;
 	}
-	if (colon[1])
+	if (colon[1] && (out->id < 0 || out->id >= MMLOCK_EV_NR || !pred_whole[out->id] ||
+			 split_payload_fast(colon + 2, end, out->id, out, &pid_end)))
 		pid_end = split_payload(colon + 2, end, out->id, out);
 	check_stock(out);
 	check_pid(out, pid_end);

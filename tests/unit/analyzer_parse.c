@@ -49,6 +49,12 @@ int main(void)
 	CHECK(pl.kind == LINE_HEADER, "trace-cmd header");
 	parse("   a-1 [000] 1.x: ev: k=v");
 	CHECK(pl.kind == LINE_MALFORMED && pl.what, "bad timestamp is malformed, with a reason");
+	parse("     kworker 12     [000] .....   1.000001: ev: k=v");
+	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "COMM-PID"),
+	      "PID digits before the CPU bracket without a '-' are no COMM-PID");
+	parse("  a-b-1234567     [123] .....   1.000001: ev: k=v");
+	CHECK(pl.kind == LINE_EVENT && pl.pid == 1234567 && pl.cpu == 123 && !strcmp(pl.comm, "a-b") &&
+	      pl.ts_ns == 1000001000ULL, "seven PID digits, a dash in the comm, three CPU digits");
 	parse("half a line without the layout");
 	CHECK(pl.kind == LINE_MALFORMED, "free text is malformed");
 	parse("  a-1 [000] ..... 1234567.123456789: ev: k=");
@@ -247,6 +253,67 @@ int main(void)
 			}
 		}
 		CHECK(!bad, "typed fields equal their text's conversion (20000 random payloads)");
+	}
+	{
+		/*
+		 * Payloads in the contract's order (the one-pass parse), each
+		 * compared with the same line plus a trailing key that breaks
+		 * that order at its very end: the one pass has split every
+		 * value by then, puts the line back and leaves it to the
+		 * general split.  Both must read every typed field alike.
+		 */
+		static const char *const vals[] = {
+			"0", "1", "12", "true", "false", "vma", "mmap", "unknown", "7f0000008730", "-3",
+			"", "x", "00000000aaaa0001", "ffffffffffffffffff", "0x1f", "1 2", "f+0x1/0x2 [m]",
+			"2147483648", "99999999", "123456789012345678", "1e", "254:16",
+		};
+		unsigned int seed = 4242, bad = 0, fast = 0, n;
+		static struct parsed_line a;
+		char line[900], other[sizeof(line) + 8];
+
+		for (n = 0; n < 20000; n++) {
+			const struct mmlock_event *ev = &mmlock_events[n % MMLOCK_EV_NR];
+			int len, j, f, nf, v1;
+
+			if (!ev->custom || !ev->nr_fields)
+				continue;
+			seed = seed * 1103515245 + 12345;
+			v1 = seed >> 9 & 1;
+			len = snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: %s:%s", ev->name,
+				       v1 ? " pid=17" : "");
+			nf = (int)(seed >> 16) % ((int)ev->nr_fields + 2);
+			for (j = 0; j < nf && j < (int)ev->nr_fields; j++) {
+				seed = seed * 1103515245 + 12345;
+				len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%s",
+						ev->fields[j].name,
+						(seed >> 8) % 4 ? "12" :
+						vals[(seed >> 16) % (sizeof(vals) / sizeof(vals[0]))]);
+			}
+			snprintf(other, sizeof(other), "%s zz=1", line);
+			parse(line);
+			a = pl;
+			fast += a.kind == LINE_EVENT && a.nr_fields == j + v1;
+			memcpy(line, buf, sizeof(line));	/* a's strings point into buf */
+			parse(other);
+			if (a.kind != pl.kind || a.have != pl.have || a.num_ok != pl.num_ok ||
+			    !a.what != !pl.what || (a.what && strcmp(a.what, pl.what)) ||
+			    (a.kind == LINE_EVENT && (pl.nr_fields != a.nr_fields + 1 ||
+						      !parsed_get(&pl, "zz") ||
+						      strcmp(parsed_get(&pl, "zz"), "1")))) {
+				bad++;
+				continue;
+			}
+			for (f = 0; f < PF_NR; f++) {
+				if (!(a.have >> f & 1))
+					continue;
+				if (strcmp(line + (a.str[f] - buf), pl.str[f]) ||
+				    (parse_fields[f].conv != PCONV_STR &&
+				     (parse_fields[f].conv != PCONV_DEC || (a.num_ok >> f & 1)) &&
+				     a.num[f] != pl.num[f]))
+					bad++, printf("# %s: %s\n", parse_fields[f].key, other);
+			}
+		}
+		CHECK(!bad && fast > 1000, "the contract's order read in one pass as the general split reads it");
 	}
 	{
 		static const enum parse_conv of_fmt[] = {
