@@ -301,34 +301,54 @@ struct stack_block {
 	int			frames;
 };
 
-struct analysis {
-	struct analysis_opts	opts;
-	uint64_t		seed;		/* of every hash */
-	struct slab		ival_slab;
-	struct task_table	tt;
-	struct mmslot_table	ms;
-	struct sweep		sw;
-	struct epochs		ep;
-	struct stack_block	stk;
-	struct htab		pidstats;	/* by pid */
-	uint64_t		pidstat_omitted;	/* waits of pids beyond MAX_PIDSTATS */
-	uint64_t		now, first_ts;
-	int			first_ts_set;
-
-	/* raw counts */
+/* What the dispatch counts of the input itself (analysis.c). */
+struct raw_counts {
 	unsigned long		lines, events, other_events, stack_traces, malformed;
 	uint64_t		lost_markers;
 	uint64_t		ev_count[MMLOCK_EV_NR];
+	uint64_t		x_count[EVSET_X_NR];	/* the stock additions' events */
 	int			custom_mmap_seen;
+};
 
-	/* filemap */
-	struct reason_counts	retry_reasons;
+/* What the event handlers count besides their intervals (pairing.c, stock.c). */
+struct pairing_counts {
 	uint64_t		waits_by_lock[MMLOCK_FL_NR];
 	uint64_t		waits_lock_unknown;	/* lock=unknown (contract v2) */
 	uint64_t		major_count;
-	struct hist		fault_wait;
-	/* vma writer */
-	struct hist		vma_wait;
+	uint64_t		file_backed, anonymous;	/* VMA writes */
+	uint64_t		wait_count[2], stock_wait_count[2], stock_trylocks;
+	uint64_t		stock_downgrades;
+	/* stock-event mode (lock:contention_*, exceptions:page_fault_*) */
+	uint64_t		cw_count[2], cw_ns, other_rwsem;
+	uint64_t		sf_retries;		/* retried faults */
+};
+
+/* The duration distributions (struct hist: exact below 4 ms, then 1/2048). */
+struct dists {
+	struct hist		fault_wait, vma_wait;
+	struct hist		mmap_wait, mmap_hold, mmap_write_hold;
+	struct hist		stock_wait, stock_hold, stock_write_hold;
+	struct hist		cwait, retry_io;	/* stock: contended waits, retry I/O */
+};
+
+/* Type-A/B/C pairs and the stock waits' attribution (pair.c). */
+struct contention {
+	uint64_t		a_count, a_ns, a_faults, a_writers;
+	uint64_t		b_count, b_ns, b_retry_ns, b_faults, b_writers;
+	uint64_t		b_holding, b_queued;
+	uint64_t		c_count, c_ns, c_from_a, c_from_b, c_prio_unknown;
+	struct top_heap		top;		/* min-heap by dur_ns */
+	/* stock-event mode */
+	uint64_t		unattr, unattr_ns;
+	uint64_t		sb_count, sb_ns, sb_retry_ns, sb_faults, sb_writers;
+	uint64_t		sb_holding, sb_queued, sc_from_b, sc_prio_unknown;
+	struct top_heap		stop;			/* stock Type-B pairs */
+};
+
+/* The summary's tables that events and pairs add to (tally.c). */
+struct tally {
+	struct reason_counts	retry_reasons, read_fail, fallback, by_syscall;
+	struct reason_counts	fallback_after_retry;	/* inside a filemap retry gap */
 	struct caller_stat	*callers;
 	int			nr_callers, cap_callers;
 	struct htab		caller_index;	/* name -> index + 1 into callers */
@@ -336,32 +356,8 @@ struct analysis {
 	int			caller_last[CALLER_RECENT];
 	char			caller_last_text[CALLER_RECENT][CALLER_LEN];
 	unsigned int		caller_next;	/* the entry replaced next */
-	uint64_t		file_backed, anonymous;
-	/* mmap_lock, custom and stock */
-	struct hist		mmap_wait, mmap_hold, mmap_write_hold;
-	struct hist		stock_wait, stock_hold, stock_write_hold;
-	uint64_t		wait_count[2], stock_wait_count[2], stock_trylocks;
-	uint64_t		stock_downgrades;
-	struct reason_counts	read_fail, fallback, by_syscall;
-	struct reason_counts	fallback_after_retry;	/* inside a filemap retry gap */
-	struct lifecycle	*lc;
-
-	/* contention */
-	uint64_t		a_count, a_ns, a_faults, a_writers;
-	uint64_t		b_count, b_ns, b_retry_ns, b_faults, b_writers;
-	uint64_t		b_holding, b_queued;
-	uint64_t		c_count, c_ns, c_from_a, c_from_b, c_prio_unknown;
-	struct top_heap		top;		/* min-heap by dur_ns */
-
-	/* stock-event mode (lock:contention_*, exceptions:page_fault_*) */
-	uint64_t		x_count[EVSET_X_NR];	/* the stock additions' events */
-	uint64_t		cw_count[2], cw_ns, other_rwsem;
-	struct hist		cwait, retry_io;
-	uint64_t		sf_retries;		/* retried faults */
-	uint64_t		unattr, unattr_ns;
-	uint64_t		sb_count, sb_ns, sb_retry_ns, sb_faults, sb_writers;
-	uint64_t		sb_holding, sb_queued, sc_from_b, sc_prio_unknown;
-	struct top_heap		stop;			/* stock Type-B pairs */
+	struct htab		pidstats;	/* by pid */
+	uint64_t		pidstat_omitted;	/* waits of pids beyond MAX_PIDSTATS */
 	struct htab		swriters;		/* by (pid, caller) */
 	struct swriter		**swriter_v;		/* in creation order */
 	int			nr_swriters;
@@ -371,10 +367,32 @@ struct analysis {
 	struct htab		scallers;		/* by caller */
 	struct scaller		**scaller_v;
 	int			nr_scallers;
+};
 
-	uint64_t		anomalies[SLOT_NR][SA_NR];
-	uint64_t		an_fault_wait_outside, an_retry_outside, an_truncated;
-	uint64_t		an_backwards;
+/* Broken sequences (anomaly.c). */
+struct anomaly_counts {
+	uint64_t		slot[SLOT_NR][SA_NR];
+	uint64_t		fault_wait_outside, retry_outside, truncated, backwards;
+};
+
+struct analysis {
+	struct analysis_opts	opts;
+	uint64_t		seed;		/* of every hash */
+	struct slab		ival_slab;
+	struct task_table	tt;
+	struct mmslot_table	ms;
+	struct sweep		sw;
+	struct epochs		ep;
+	struct stack_block	stk;
+	uint64_t		now, first_ts;
+	int			first_ts_set;
+	struct lifecycle	*lc;
+	struct raw_counts	raw;
+	struct pairing_counts	pc;
+	struct dists		dist;
+	struct contention	ct;
+	struct tally		tally;
+	struct anomaly_counts	anom;
 };
 
 /* strlen-bounded copy that always terminates @dst; NULL copies as "". */

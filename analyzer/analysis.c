@@ -29,7 +29,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	int id;
 
 	if (pl->kind == LINE_FRAME) {
-		an->lines++;
+		an->raw.lines++;
 		stack_frame(an, pl->frame);
 		return;
 	}
@@ -39,21 +39,21 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	case LINE_MALFORMED:
 		return;
 	case LINE_LOST:
-		an->lines++;
-		an->lost_markers = u64_add_sat(an->lost_markers, pl->lost);
+		an->raw.lines++;
+		an->raw.lost_markers = u64_add_sat(an->raw.lost_markers, pl->lost);
 		anomaly_lost(an, pl->cpu);
 		return;
 	case LINE_STACK:
-		an->lines++;
-		an->stack_traces++;
+		an->raw.lines++;
+		an->raw.stack_traces++;
 		stack_begin(an, pl->pid, pl->cpu);
 		return;
 	case LINE_FRAME:
 	case LINE_EVENT:
 		break;
 	}
-	an->lines++;
-	an->events++;
+	an->raw.lines++;
+	an->raw.events++;
 	if (pl->ts_ns > an->now)
 		an->now = pl->ts_ns;
 	if (!an->first_ts_set) {
@@ -63,13 +63,13 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	id = pl->id;
 	handler = pairing_handler_of(id);
 	if (!handler) {
-		an->other_events++;
+		an->raw.other_events++;
 		return;
 	}
 	if (id < MMLOCK_EV_NR)
-		an->ev_count[id]++;
+		an->raw.ev_count[id]++;
 	else
-		an->x_count[id - MMLOCK_EV_NR]++;
+		an->raw.x_count[id - MMLOCK_EV_NR]++;
 	if (id == MMLOCK_EV_SCHED_SWITCH) {
 		handler(an, NULL, pl);	/* its line names two other tasks */
 		return;
@@ -78,7 +78,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	t = task_get(an, (int)v);
 	anomaly_settle_task(an, t);
 	if (t->seen && pl->ts_ns < t->last_ts)
-		an->an_backwards++;
+		an->anom.backwards++;
 	t->seen = 1;
 	t->last_ts = pl->ts_ns;
 	if (pl->comm)
@@ -100,12 +100,12 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 
 void analysis_malformed(struct analysis *an)
 {
-	an->malformed++;
+	an->raw.malformed++;
 }
 
 unsigned long analysis_trace_lines(const struct analysis *an)
 {
-	return an->lines;
+	return an->raw.lines;
 }
 
 struct analysis *analysis_new(const struct analysis_opts *opts)
@@ -148,18 +148,18 @@ void analysis_free(struct analysis *an)
 	pair_release(an);
 	call_users_drop();	/* every call of every analysis was put */
 	tally_release(an);
-	hist_free(&an->cwait);
-	hist_free(&an->retry_io);
+	hist_free(&an->dist.cwait);
+	hist_free(&an->dist.retry_io);
 	lifecycle_free(an->lc);
-	free(an->top.v);
-	free(an->stop.v);
-	hist_free(&an->fault_wait);
-	hist_free(&an->vma_wait);
-	hist_free(&an->mmap_wait);
-	hist_free(&an->mmap_hold);
-	hist_free(&an->mmap_write_hold);
-	hist_free(&an->stock_wait);
-	hist_free(&an->stock_hold);
-	hist_free(&an->stock_write_hold);
+	free(an->ct.top.v);
+	free(an->ct.stop.v);
+	hist_free(&an->dist.fault_wait);
+	hist_free(&an->dist.vma_wait);
+	hist_free(&an->dist.mmap_wait);
+	hist_free(&an->dist.mmap_hold);
+	hist_free(&an->dist.mmap_write_hold);
+	hist_free(&an->dist.stock_wait);
+	hist_free(&an->dist.stock_hold);
+	hist_free(&an->dist.stock_write_hold);
 	free(an);
 }

@@ -96,7 +96,7 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 		ival_free(an, s->wait);
 		s->wait = NULL;
 		t->absorb[SLOT_MMAP_WAIT]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (s->stock && s->acq && !s->acq->has_hold &&
 	    truncated(an, s->acq->cpu, s->acq->epoch))
@@ -107,7 +107,7 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 		if (s->acq)
 			mmslot_drop_acq(an, s);
 		t->absorb[SLOT_MMAP_HOLD]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 }
 
@@ -118,33 +118,33 @@ void anomaly_settle_task_slow(struct analysis *an, struct task *t)
 	if (t->fw && truncated(an, t->fw->cpu, t->fw->epoch)) {
 		task_drop_fault_wait(an, t);
 		t->absorb[SLOT_FAULT_WAIT]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (t->fault && truncated(an, t->fault_cpu, t->fault_epoch)) {
 		call_put(t->fault);
 		t->fault = NULL;
 		t->absorb[SLOT_FAULT]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (t->gap && truncated(an, t->gap_cpu, t->gap_epoch)) {
 		call_put(t->gap);
 		t->gap = NULL;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (t->vw && truncated(an, t->vw->cpu, t->vw->epoch)) {
 		task_drop_vma_wait(an, t);
 		t->absorb[SLOT_VMA_WAIT]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (t->vwrite && truncated(an, t->vwrite_cpu, t->vwrite_epoch)) {
 		call_put(t->vwrite);
 		t->vwrite = NULL;
 		t->absorb[SLOT_VMA_WRITE]++;
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	if (t->cw && truncated(an, t->cw->cpu, t->cw->epoch)) {
 		task_drop_cwait(an, t);
-		an->an_truncated++;
+		an->anom.truncated++;
 	}
 	/* a fault whose events may be lost is no longer followed */
 	if (t->sfault && truncated(an, t->sfault_cpu, t->sfault_epoch))

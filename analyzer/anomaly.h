@@ -19,7 +19,7 @@
  */
 static inline void anomaly_count(struct analysis *an, enum slot s, enum slot_anomaly a)
 {
-	an->anomalies[s][a]++;
+	an->anom.slot[s][a]++;
 }
 
 /**

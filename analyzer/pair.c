@@ -383,7 +383,7 @@ static void top_offer(struct analysis *an, struct top_heap *th, const struct pai
 static int is_type_c(struct analysis *an, int blocked_prio, int blocker_prio)
 {
 	if (blocked_prio < 0 || blocker_prio < 0) {
-		an->c_prio_unknown++;
+		an->ct.c_prio_unknown++;
 		return 0;
 	}
 	return blocked_prio < blocker_prio;
@@ -395,26 +395,26 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 	struct caller_stat *cs = tally_call_caller(an, vw->call);
 	struct pair_rec p;
 
-	an->a_count++;
-	an->a_ns += dur;
+	an->ct.a_count++;
+	an->ct.a_ns += dur;
 	if (!(fw->call->flags & CALL_A_FAULT)) {
 		fw->call->flags |= CALL_A_FAULT;
-		an->a_faults++;
+		an->ct.a_faults++;
 	}
 	if (!(vw->call->flags & CALL_A_WRITER)) {
 		vw->call->flags |= CALL_A_WRITER;
-		an->a_writers++;
+		an->ct.a_writers++;
 	}
 	pair_start(&p, 'A', dur);
 	p.c = is_type_c(an, vw->prio, fw->prio);
 	if (p.c) {
-		an->c_count++;
-		an->c_ns += dur;
-		an->c_from_a++;
+		an->ct.c_count++;
+		an->ct.c_ns += dur;
+		an->ct.c_from_a++;
 	}
 	cs->a_pairs++;
 	cs->a_ns += dur;
-	if (!top_wanted(an, &an->top, &p, vw->call->caller))
+	if (!top_wanted(an, &an->ct.top, &p, vw->call->caller))
 		return;
 	pair_fill(&p);
 	p.start_ns = fw->start > vw->start ? fw->start : vw->start;
@@ -426,7 +426,7 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 	p.vm_start = vw->call->vm_start;
 	p.vm_end = vw->call->vm_end;
 	copy_str(p.caller, sizeof(p.caller), vw->call->caller);
-	top_offer(an, &an->top, &p);
+	top_offer(an, &an->ct.top, &p);
 }
 
 static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
@@ -435,32 +435,32 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	struct caller_stat *cs = tally_call_caller(an, m->call);
 	struct pair_rec p;
 
-	an->b_count++;
-	an->b_ns += dur;
+	an->ct.b_count++;
+	an->ct.b_ns += dur;
 	pair_start(&p, 'B', dur);
 	p.holding = m->has_hold && m->hold_start <= r->start;
 	if (p.holding)
-		an->b_holding++;
+		an->ct.b_holding++;
 	else
-		an->b_queued++;
+		an->ct.b_queued++;
 	if (!(r->call->flags & CALL_B_FAULT)) {
 		r->call->flags |= CALL_B_FAULT;
-		an->b_faults++;
-		an->b_retry_ns += r->end - r->call->ts;
+		an->ct.b_faults++;
+		an->ct.b_retry_ns += r->end - r->call->ts;
 	}
 	if (!(m->flags & IV_B_WRITER)) {
 		m->flags |= IV_B_WRITER;
-		an->b_writers++;
+		an->ct.b_writers++;
 	}
 	p.c = is_type_c(an, r->prio, m->prio);
 	if (p.c) {
-		an->c_count++;
-		an->c_ns += dur;
-		an->c_from_b++;
+		an->ct.c_count++;
+		an->ct.c_ns += dur;
+		an->ct.c_from_b++;
 	}
 	cs->b_pairs++;
 	cs->b_ns += dur;
-	if (!top_wanted(an, &an->top, &p, m->call->caller))
+	if (!top_wanted(an, &an->ct.top, &p, m->call->caller))
 		return;
 	pair_fill(&p);
 	p.start_ns = r->start > m->start ? r->start : m->start;
@@ -472,7 +472,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	p.vm_start = r->call->vm_start;
 	p.vm_end = r->call->vm_end;
 	copy_str(p.caller, sizeof(p.caller), m->call->caller);
-	top_offer(an, &an->top, &p);
+	top_offer(an, &an->ct.top, &p);
 }
 
 /* The first member of @b that ends after @start (members are in closing order). */
@@ -514,37 +514,37 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	if (!(w->flags & IV_R))
 		return;
 	f = w->call;
-	an->sb_count++;
-	an->sb_ns += dur;
+	an->ct.sb_count++;
+	an->ct.sb_ns += dur;
 	pair_start(&p, 'B', dur);
 	p.holding = m->has_hold && m->hold_start <= w->start;
 	if (p.holding)
-		an->sb_holding++;
+		an->ct.sb_holding++;
 	else
-		an->sb_queued++;
+		an->ct.sb_queued++;
 	if (!(f->flags & CALL_B_FAULT)) {
 		f->flags |= CALL_B_FAULT;
-		an->sb_faults++;
+		an->ct.sb_faults++;
 		/* from the retry's first call to the lock it got, once per fault */
 		if (f->done_ts)
-			an->sb_retry_ns += f->done_ts - f->ts;
+			an->ct.sb_retry_ns += f->done_ts - f->ts;
 		else
 			f->flags |= CALL_B_PENDING;
 	}
 	if (!(m->flags & IV_B_WRITER)) {
 		m->flags |= IV_B_WRITER;
-		an->sb_writers++;
+		an->ct.sb_writers++;
 	}
 	mc->b_pairs++;
 	mc->b_ns += dur;
 	/* Type-C: the fault task has the higher priority (prio from sched_switch) */
 	if (w->prio < 0 || m->prio < 0)
-		an->sc_prio_unknown++;
+		an->ct.sc_prio_unknown++;
 	else
 		p.c = w->prio < m->prio;
-	an->sc_from_b += p.c;
+	an->ct.sc_from_b += p.c;
 	tally_stock_caller(caller, sizeof(caller), mc->stack);
-	if (!top_wanted(an, &an->stop, &p, caller))
+	if (!top_wanted(an, &an->ct.stop, &p, caller))
 		return;
 	pair_fill(&p);
 	p.start_ns = w->start > m->start ? w->start : m->start;
@@ -555,7 +555,7 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	p.has_address = !!(f->flags & CALL_SF_ADDR);
 	p.address = f->vm_start;
 	copy_str(p.caller, sizeof(p.caller), caller);
-	top_offer(an, &an->stop, &p);
+	top_offer(an, &an->ct.stop, &p);
 }
 
 /*
@@ -657,8 +657,8 @@ void pair_forget(struct analysis *an, struct ival *iv)
 	if (iv->list == L_CLOSED_SM)
 		tally_swriter_fold(an, iv);
 	else if (iv->list == L_CLOSED_SW && !(iv->flags & IV_ATTR)) {
-		an->unattr++;
-		an->unattr_ns += iv->end - iv->start;
+		an->ct.unattr++;
+		an->ct.unattr_ns += iv->end - iv->start;
 	}
 	list_remove(an, iv);
 	bucket_remove(an, iv);

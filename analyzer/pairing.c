@@ -99,7 +99,7 @@ static void on_fault_wait_start(struct analysis *an, struct task *t,
 	if (t->fault) {
 		iv->call = call_get(t->fault);
 	} else {
-		an->an_fault_wait_outside++;
+		an->anom.fault_wait_outside++;
 		iv->call = call_new(pl->ts_ns);
 		iv->call->mm = iv->mm;
 		iv->call->vma = iv->vma;
@@ -129,11 +129,11 @@ static void on_fault_wait_end(struct analysis *an, struct task *t,
 	t->fw = NULL;
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
-	hist_add(&an->fault_wait, ns / 1000);
+	hist_add(&an->dist.fault_wait, ns / 1000);
 	if (iv->lock == LOCK_UNKNOWN)
-		an->waits_lock_unknown++;
+		an->pc.waits_lock_unknown++;
 	else if (iv->lock >= 0)
-		an->waits_by_lock[iv->lock]++;
+		an->pc.waits_by_lock[iv->lock]++;
 	tally_wait(an, t, WAIT_FAULT, ns);
 	if (iv->list == L_OPEN_FW)
 		close_fw(an, iv);
@@ -145,10 +145,10 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 {
 	struct call *g;
 
-	tally_reason(&an->retry_reasons, pl_str(pl, PF_REASON));
+	tally_reason(&an->tally.retry_reasons, pl_str(pl, PF_REASON));
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_RETRY);
 	if (!t->fault)
-		an->an_retry_outside++;
+		an->anom.retry_outside++;
 	if (t->gap) {
 		anomaly_count(an, SLOT_RETRY_GAP, SA_BEGIN_NESTED);
 		call_put(t->gap);
@@ -179,7 +179,7 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 		task_drop_fault_wait(an, t);
 	}
 	if (pl_bool(pl, PF_MAJOR))
-		an->major_count++;
+		an->pc.major_count++;
 	call_put(t->fault);
 	t->fault = NULL;
 }
@@ -231,14 +231,14 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	uint64_t flags;
 
 	cs->count++;
-	tally_reason(&an->by_syscall, cs->syscall);
+	tally_reason(&an->tally.by_syscall, cs->syscall);
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_VMA_WRITE);
 	if (pl_dec(pl, PF_INO, 0)) {
-		an->file_backed++;
+		an->pc.file_backed++;
 		cs->file_backed++;
 	}
 	if (pl_bool(pl, PF_ANON)) {
-		an->anonymous++;
+		an->pc.anonymous++;
 		cs->anonymous++;
 	}
 	if (vm_flags(pl_str(pl, PF_FLAGS), &flags)) {
@@ -253,7 +253,8 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 	t->absorb[SLOT_VMA_WRITE] = t->absorb[SLOT_VMA_WAIT] = 0;
 	c = call_of_vma(pl);
 	copy_str(c->caller, sizeof(c->caller), caller);
-	c->caller_idx = (int)(cs - an->callers) + 1;	/* tally_call_caller() of it: found above */
+	/* tally_call_caller() of it: found above */
+	c->caller_idx = (int)(cs - an->tally.callers) + 1;
 	t->vwrite = c;
 	t->vwrite_cpu = pl->cpu;
 	t->vwrite_epoch = anomaly_epoch(an, pl->cpu);
@@ -305,7 +306,7 @@ static void on_vma_wait_end(struct analysis *an, struct task *t, const struct pa
 	t->vw = NULL;
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
-	hist_add(&an->vma_wait, ns / 1000);
+	hist_add(&an->dist.vma_wait, ns / 1000);
 	tally_wait(an, t, WAIT_VMA, ns);
 	cs = tally_call_caller(an, iv->call);
 	cs->waits++;
@@ -453,10 +454,10 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		if (stock) {
 			if (s->hold && s->hold->write && !write && success) {
 				/* mmap_write_downgrade(): the write hold becomes a read hold */
-				an->stock_downgrades++;
+				an->pc.stock_downgrades++;
 				mmap_hold_end(an, t, pl, stock);
 			} else {
-				an->stock_trylocks++;
+				an->pc.stock_trylocks++;
 			}
 			if (success)
 				mmap_hold_start(an, t, s, pl, write, stock);
@@ -480,11 +481,11 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
 	if (stock) {
-		hist_add(&an->stock_wait, ns / 1000);
-		an->stock_wait_count[write]++;
+		hist_add(&an->dist.stock_wait, ns / 1000);
+		an->pc.stock_wait_count[write]++;
 	} else {
-		hist_add(&an->mmap_wait, ns / 1000);
-		an->wait_count[write]++;
+		hist_add(&an->dist.mmap_wait, ns / 1000);
+		an->pc.wait_count[write]++;
 		tally_wait(an, t, WAIT_MMAP, ns);
 	}
 	if (stock)
@@ -534,13 +535,13 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 	s->hold = NULL;
 	us = (pl->ts_ns - h->start) / 1000;
 	if (stock) {
-		hist_add(&an->stock_hold, us);
+		hist_add(&an->dist.stock_hold, us);
 		if (write)
-			hist_add(&an->stock_write_hold, us);
+			hist_add(&an->dist.stock_write_hold, us);
 	} else {
-		hist_add(&an->mmap_hold, us);
+		hist_add(&an->dist.mmap_hold, us);
 		if (write)
-			hist_add(&an->mmap_write_hold, us);
+			hist_add(&an->dist.mmap_write_hold, us);
 	}
 	ival_free(an, h);
 	if (!stock && write && s->acq)
@@ -569,15 +570,15 @@ static void on_sched_switch(struct analysis *an, struct task *t, const struct pa
 static void on_read_fail(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
 	(void)t;
-	tally_reason(&an->read_fail, pl_str(pl, PF_REASON));
+	tally_reason(&an->tally.read_fail, pl_str(pl, PF_REASON));
 }
 
 static void on_fallback(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	tally_reason(&an->fallback, pl_str(pl, PF_REASON));
+	tally_reason(&an->tally.fallback, pl_str(pl, PF_REASON));
 	/* a file fault that dropped its lock for I/O, now going to mmap_lock */
 	if (t->gap)
-		tally_reason(&an->fallback_after_retry, pl_str(pl, PF_REASON));
+		tally_reason(&an->tally.fallback_after_retry, pl_str(pl, PF_REASON));
 }
 
 /*
@@ -593,27 +594,27 @@ static void mmslot_settle(struct analysis *an, struct task *t, const struct pars
 
 static void on_mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	an->custom_mmap_seen = 1;
+	an->raw.custom_mmap_seen = 1;
 	mmap_wait_start(an, t, pl, 0);
 }
 
 static void on_mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	an->custom_mmap_seen = 1;
+	an->raw.custom_mmap_seen = 1;
 	mmap_wait_end(an, t, pl, 0);
 	mmslot_settle(an, t, pl, 0);
 }
 
 static void on_mmap_hold_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	an->custom_mmap_seen = 1;
+	an->raw.custom_mmap_seen = 1;
 	mmap_hold_start(an, t, mmslot_get(an, t, pl_hex(pl, PF_MM), 0), pl,
 			pl_bool(pl, PF_WRITE), 0);
 }
 
 static void on_mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	an->custom_mmap_seen = 1;
+	an->raw.custom_mmap_seen = 1;
 	mmap_hold_end(an, t, pl, 0);
 	mmslot_settle(an, t, pl, 0);
 }

@@ -70,9 +70,9 @@ void stock_retry_call(struct analysis *an, struct task *t, struct ival *call)
 		f->flags |= CALL_SF_RETRY;
 		f->ts = call->start;
 		f->mm = call->mm;
-		an->sf_retries++;
+		an->pc.sf_retries++;
 		if (call->start >= f->mark_ts)
-			hist_add(&an->retry_io, (call->start - f->mark_ts) / 1000);
+			hist_add(&an->dist.retry_io, (call->start - f->mark_ts) / 1000);
 	}
 	call->flags |= IV_RCALL;
 	call->call = call_get(f);
@@ -142,7 +142,7 @@ void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
 			f->done_ts = pl->ts_ns;
 			if (f->flags & CALL_B_PENDING) {
 				f->flags &= ~CALL_B_PENDING;
-				an->sb_retry_ns += f->done_ts - f->ts;
+				an->ct.sb_retry_ns += f->done_ts - f->ts;
 			}
 		}
 	}
@@ -174,7 +174,7 @@ void stock_contention_begin(struct analysis *an, struct task *t, const struct pa
 	else
 		return;		/* a spinlock, mutex, ...: not an rwsem sleep */
 	if (!t->scall_set) {
-		an->other_rwsem++;
+		an->pc.other_rwsem++;
 		return;
 	}
 	s = mmslot_peek(an, t, t->scall_mm);
@@ -225,9 +225,9 @@ void stock_contention_end(struct analysis *an, struct task *t, const struct pars
 	}
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
-	an->cw_count[iv->write]++;
-	an->cw_ns += ns;
-	hist_add(&an->cwait, ns / 1000);
+	an->pc.cw_count[iv->write]++;
+	an->pc.cw_ns += ns;
+	hist_add(&an->dist.cwait, ns / 1000);
 	tally_wait(an, t, WAIT_MMAP, ns);
 	pair_close(an, iv, L_CLOSED_SW, L_CLOSED_SM);
 }

@@ -310,11 +310,11 @@ static json_object *writer_callers(struct analysis *an, const struct summary_met
 	json_object *arr = json_object_new_array();
 	int i;
 
-	if (an->nr_callers)
-		qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
+	if (an->tally.nr_callers)
+		qsort(an->tally.callers, (size_t)an->tally.nr_callers, sizeof(*an->tally.callers),
 		      cmp_callers_wait);
-	for (i = 0; i < an->nr_callers; i++) {
-		const struct caller_stat *c = &an->callers[i];
+	for (i = 0; i < an->tally.nr_callers; i++) {
+		const struct caller_stat *c = &an->tally.callers[i];
 		json_object *o, *kinds;
 
 		if (!c->count && !c->waits)
@@ -341,11 +341,11 @@ static json_object *contention_callers(struct analysis *an, const struct summary
 	json_object *arr = json_object_new_array();
 	int i;
 
-	if (an->nr_callers)
-		qsort(an->callers, (size_t)an->nr_callers, sizeof(*an->callers),
+	if (an->tally.nr_callers)
+		qsort(an->tally.callers, (size_t)an->tally.nr_callers, sizeof(*an->tally.callers),
 		      cmp_callers_contention);
-	for (i = 0; i < an->nr_callers; i++) {
-		const struct caller_stat *c = &an->callers[i];
+	for (i = 0; i < an->tally.nr_callers; i++) {
+		const struct caller_stat *c = &an->tally.callers[i];
 		json_object *o;
 
 		if (!c->a_pairs && !c->b_pairs)
@@ -401,15 +401,15 @@ static json_object *waits_by_pid(struct analysis *an, uint64_t *omitted)
 	size_t i, n = 0;
 	int k;
 
-	rows = xcalloc(an->pidstats.nr * WAIT_NR + 1, sizeof(*rows));
-	for (i = 0; i < an->pidstats.cap; i++) {
-		const struct pidstat *ps = an->pidstats.e[i].item;
+	rows = xcalloc(an->tally.pidstats.nr * WAIT_NR + 1, sizeof(*rows));
+	for (i = 0; i < an->tally.pidstats.cap; i++) {
+		const struct pidstat *ps = an->tally.pidstats.e[i].item;
 
 		for (k = 0; ps && k < WAIT_NR; k++)
 			if (ps->ws[k].count)
 				rows[n++] = (struct wait_row){ ps, k };
 	}
-	*omitted = an->pidstat_omitted;
+	*omitted = an->tally.pidstat_omitted;
 	if (n > MAX_WAIT_ROWS) {
 		qsort(rows, n, sizeof(*rows), cmp_rows_max);
 		*omitted += n - MAX_WAIT_ROWS;
@@ -444,22 +444,22 @@ static json_object *anomalies(struct analysis *an)
 
 	for (s = 0; s < SLOT_NR; s++) {
 		for (a = 0; a < SA_NR; a++) {
-			if (!an->anomalies[s][a])
+			if (!an->anom.slot[s][a])
 				continue;
 			snprintf(key, sizeof(key), "%s_%s", slot_names[s], slot_anomaly_names[a]);
-			add(o, key, jint(an->anomalies[s][a]));
+			add(o, key, jint(an->anom.slot[s][a]));
 		}
 	}
-	if (an->an_fault_wait_outside)
-		add(o, "fault_wait_outside_fault", jint(an->an_fault_wait_outside));
-	if (an->an_retry_outside)
-		add(o, "retry_outside_fault", jint(an->an_retry_outside));
-	if (an->an_truncated)
-		add(o, "truncated_by_lost_events", jint(an->an_truncated));
-	if (an->an_backwards)
-		add(o, "time_went_backwards", jint(an->an_backwards));
-	if (an->malformed)
-		add(o, "malformed_lines", jint(an->malformed));
+	if (an->anom.fault_wait_outside)
+		add(o, "fault_wait_outside_fault", jint(an->anom.fault_wait_outside));
+	if (an->anom.retry_outside)
+		add(o, "retry_outside_fault", jint(an->anom.retry_outside));
+	if (an->anom.truncated)
+		add(o, "truncated_by_lost_events", jint(an->anom.truncated));
+	if (an->anom.backwards)
+		add(o, "time_went_backwards", jint(an->anom.backwards));
+	if (an->raw.malformed)
+		add(o, "malformed_lines", jint(an->raw.malformed));
 	return o;
 }
 
@@ -468,17 +468,17 @@ static int any_custom(const struct analysis *an)
 	int i;
 
 	for (i = 0; i < MMLOCK_EV_NR_CUSTOM; i++)
-		if (an->ev_count[i])
+		if (an->raw.ev_count[i])
 			return 1;
 	return 0;
 }
 
 static int any_stock(const struct analysis *an)
 {
-	return an->ev_count[MMLOCK_EV_MMAP_LOCK_START_LOCKING] ||
-	       an->ev_count[MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED] ||
-	       an->ev_count[MMLOCK_EV_MMAP_LOCK_RELEASED] ||
-	       an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT];
+	return an->raw.ev_count[MMLOCK_EV_MMAP_LOCK_START_LOCKING] ||
+	       an->raw.ev_count[MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED] ||
+	       an->raw.ev_count[MMLOCK_EV_MMAP_LOCK_RELEASED] ||
+	       an->raw.ev_count[MMLOCK_EV_MM_FILEMAP_FAULT];
 }
 
 static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c_ok,
@@ -489,10 +489,10 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 	char *text;
 	double mean_retry = 0, mean_wait = 0;
 
-	if (an->b_faults)
-		mean_retry = (double)an->b_retry_ns / 1000.0 / (double)an->b_faults;
-	if (an->fault_wait.count)
-		mean_wait = (double)an->fault_wait.sum / (double)an->fault_wait.count;
+	if (an->ct.b_faults)
+		mean_retry = (double)an->ct.b_retry_ns / 1000.0 / (double)an->ct.b_faults;
+	if (an->dist.fault_wait.count)
+		mean_wait = (double)an->dist.fault_wait.sum / (double)an->dist.fault_wait.count;
 
 	if (stock_mode) {
 		/*
@@ -503,8 +503,8 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 		if (sb_ok)
 			text = xasprintf("Type-A is not measurable from stock events (no VMA writer "
 					 "events); Type-B pairs %llu (%llu us)",
-					 (unsigned long long)an->sb_count,
-					 (unsigned long long)(an->sb_ns / 1000));
+					 (unsigned long long)an->ct.sb_count,
+					 (unsigned long long)(an->ct.sb_ns / 1000));
 		else
 			text = xasprintf("Type-A is not measurable from stock events (no VMA writer "
 					 "events)");
@@ -515,25 +515,25 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 		text = xasprintf("the capture did not record the events Type-A/C need "
 				 "(filemap_fault_* and vma_start_write_*): counts are null");
 		action = "record with a kernel carrying the mmlock patches";
-	} else if (an->a_count == 0 && an->c_count == 0) {
+	} else if (an->ct.a_count == 0 && an->ct.c_count == 0) {
 		code = "no_inversion_observed";
 		text = xasprintf("no Type-A and no Type-C pair (Type-B pairs: %llu)",
-				 (unsigned long long)an->b_count);
+				 (unsigned long long)an->ct.b_count);
 		action = "widen the workload coverage";
-	} else if (an->c_count > 0 && an->c_ns / 1000 > threshold_us) {
+	} else if (an->ct.c_count > 0 && an->ct.c_ns / 1000 > threshold_us) {
 		code = "inversion_confirmed";
 		text = xasprintf("%llu Type-C pairs, score %llu us > threshold %llu us",
-				 (unsigned long long)an->c_count,
-				 (unsigned long long)(an->c_ns / 1000),
+				 (unsigned long long)an->ct.c_count,
+				 (unsigned long long)(an->ct.c_ns / 1000),
 				 (unsigned long long)threshold_us);
 		action = "stop the pure rip-out; push Option 1 (retry under the per-VMA lock)";
-	} else if (an->a_count > 0 && an->c_count == 0) {
+	} else if (an->ct.a_count > 0 && an->ct.c_count == 0) {
 		code = "contention_without_inversion";
 		text = xasprintf("%llu Type-A pairs (%llu us), no Type-C pair",
-				 (unsigned long long)an->a_count,
-				 (unsigned long long)(an->a_ns / 1000));
+				 (unsigned long long)an->ct.a_count,
+				 (unsigned long long)(an->ct.a_ns / 1000));
 		action = "quantify the cost of the contention";
-	} else if (b_ok && an->b_count > 0 && an->fault_wait.count &&
+	} else if (b_ok && an->ct.b_count > 0 && an->dist.fault_wait.count &&
 		   mean_retry > 2 * mean_wait) {
 		/* with no fault wait the mean is not measured (null), so this step cannot hold */
 		code = "rip_out_benefit_clear";
@@ -545,10 +545,10 @@ static json_object *verdict(const struct analysis *an, int a_ok, int b_ok, int c
 		text = xasprintf("Type-C score %llu us <= threshold %llu us (%llu pairs); "
 				 "Type-B pairs %llu, mean retry-to-mmap_lock %.1f us vs mean "
 				 "fault wait %.1f us",
-				 (unsigned long long)(an->c_ns / 1000),
+				 (unsigned long long)(an->ct.c_ns / 1000),
 				 (unsigned long long)threshold_us,
-				 (unsigned long long)an->c_count,
-				 (unsigned long long)an->b_count, mean_retry, mean_wait);
+				 (unsigned long long)an->ct.c_count,
+				 (unsigned long long)an->ct.b_count, mean_retry, mean_wait);
 		action = "run longer or widen the workload to decide";
 	}
 	add(o, "code", json_object_new_string(code));
@@ -571,7 +571,7 @@ static int mm_filemap_fault_recorded(const struct analysis *an, const struct sum
 	int i;
 
 	if (!meta->events)
-		return an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] > 0;
+		return an->raw.ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] > 0;
 	for (i = 0; i < meta->nr_events; i++) {
 		const struct mmlock_event *ev = mmlock_event_find(meta->events[i]);
 
@@ -594,7 +594,7 @@ static int extra_recorded(const struct analysis *an, const struct summary_meta *
 	int i;
 
 	if (!meta->events)
-		return an->x_count[x] > 0;
+		return an->raw.x_count[x] > 0;
 	for (i = 0; i < meta->nr_events; i++)
 		if (evset_extra_find(meta->events[i]) == x)
 			return 1;
@@ -604,7 +604,8 @@ static int extra_recorded(const struct analysis *an, const struct summary_meta *
 static int lock_contention_recorded(const struct analysis *an, const struct summary_meta *meta)
 {
 	if (!meta->events)
-		return an->x_count[EVSET_X_CONTENTION_BEGIN] + an->x_count[EVSET_X_CONTENTION_END] > 0;
+		return an->raw.x_count[EVSET_X_CONTENTION_BEGIN] +
+		       an->raw.x_count[EVSET_X_CONTENTION_END] > 0;
 	return extra_recorded(an, meta, EVSET_X_CONTENTION_BEGIN) &&
 	       extra_recorded(an, meta, EVSET_X_CONTENTION_END);
 }
@@ -657,10 +658,11 @@ static json_object *stock_writers(struct analysis *an)
 	json_object *arr = json_object_new_array();
 	int i, n = 0;
 
-	if (an->nr_swriters)
-		qsort(an->swriter_v, (size_t)an->nr_swriters, sizeof(*an->swriter_v), cmp_swriters);
-	for (i = 0; i < an->nr_swriters && n < TOP_WRITERS; i++) {
-		const struct swriter *w = an->swriter_v[i];
+	if (an->tally.nr_swriters)
+		qsort(an->tally.swriter_v, (size_t)an->tally.nr_swriters,
+		      sizeof(*an->tally.swriter_v), cmp_swriters);
+	for (i = 0; i < an->tally.nr_swriters && n < TOP_WRITERS; i++) {
+		const struct swriter *w = an->tally.swriter_v[i];
 		json_object *o;
 
 		if (!w->holds && !w->waiters)
@@ -690,10 +692,11 @@ static json_object *stock_writer_callers(struct analysis *an)
 	json_object *arr = json_object_new_array();
 	int i;
 
-	if (an->nr_scallers)
-		qsort(an->scaller_v, (size_t)an->nr_scallers, sizeof(*an->scaller_v), cmp_scallers);
-	for (i = 0; i < an->nr_scallers; i++) {
-		const struct scaller *c = an->scaller_v[i];
+	if (an->tally.nr_scallers)
+		qsort(an->tally.scaller_v, (size_t)an->tally.nr_scallers,
+		      sizeof(*an->tally.scaller_v), cmp_scallers);
+	for (i = 0; i < an->tally.nr_scallers; i++) {
+		const struct scaller *c = an->tally.scaller_v[i];
 		json_object *o;
 
 		if (!c->holds && !c->waiters)
@@ -714,10 +717,11 @@ static json_object *stock_contention_callers(struct analysis *an)
 	json_object *arr = json_object_new_array();
 	int i;
 
-	if (an->nr_scallers)
-		qsort(an->scaller_v, (size_t)an->nr_scallers, sizeof(*an->scaller_v), cmp_scallers_b);
-	for (i = 0; i < an->nr_scallers; i++) {
-		const struct scaller *c = an->scaller_v[i];
+	if (an->tally.nr_scallers)
+		qsort(an->tally.scaller_v, (size_t)an->tally.nr_scallers,
+		      sizeof(*an->tally.scaller_v), cmp_scallers_b);
+	for (i = 0; i < an->tally.nr_scallers; i++) {
+		const struct scaller *c = an->tally.scaller_v[i];
 		json_object *o;
 
 		if (!c->b_pairs)
@@ -741,20 +745,20 @@ static void stock_mmap_lock(struct analysis *an, json_object *o, int lc)
 
 	if (lc) {
 		c = json_object_new_object();
-		add(c, "count", jint(an->cw_count[0] + an->cw_count[1]));
-		add(c, "read", jint(an->cw_count[0]));
-		add(c, "write", jint(an->cw_count[1]));
-		add(c, "wait_us_sum", jus(an->cw_ns));
-		add(c, "wait_durations_us", dist(&an->cwait, 1));
+		add(c, "count", jint(an->pc.cw_count[0] + an->pc.cw_count[1]));
+		add(c, "read", jint(an->pc.cw_count[0]));
+		add(c, "write", jint(an->pc.cw_count[1]));
+		add(c, "wait_us_sum", jus(an->pc.cw_ns));
+		add(c, "wait_durations_us", dist(&an->dist.cwait, 1));
 	}
 	add(o, "contended", c);
-	add(o, "other_rwsem_contentions", count_or_null(an->other_rwsem, lc));
+	add(o, "other_rwsem_contentions", count_or_null(an->pc.other_rwsem, lc));
 	add(o, "writers", lc ? stock_writers(an) : NULL);
-	if (lc && an->swriters_omitted)
-		add(o, "writers_omitted", jint(an->swriters_omitted));
+	if (lc && an->tally.swriters_omitted)
+		add(o, "writers_omitted", jint(an->tally.swriters_omitted));
 	add(o, "by_writer_caller", lc ? stock_writer_callers(an) : NULL);
-	add(o, "unattributed_waits", count_or_null(an->unattr, lc));
-	add(o, "unattributed_us_sum", us_or_null(an->unattr_ns, lc));
+	add(o, "unattributed_waits", count_or_null(an->ct.unattr, lc));
+	add(o, "unattributed_us_sum", us_or_null(an->ct.unattr_ns, lc));
 }
 
 /* capture.stock_events_missing: the stock set's events this capture lacks. */
@@ -894,10 +898,10 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 	/* capture */
 	o = json_object_new_object();
-	add(o, "events", jint(an->events));
+	add(o, "events", jint(an->raw.events));
 	add(o, "lost_events", jint(meta->status_lost >= 0 &&
-				   (uint64_t)meta->status_lost > an->lost_markers ?
-				   (uint64_t)meta->status_lost : an->lost_markers));
+				   (uint64_t)meta->status_lost > an->raw.lost_markers ?
+				   (uint64_t)meta->status_lost : an->raw.lost_markers));
 	add(o, "chunks", jint(meta->chunks));
 	if (an->first_ts_set)
 		first_ts = an->first_ts;
@@ -913,44 +917,44 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 	add(o, "event_source", event_source(an, meta, stock_mode));
 	add(o, "module_caps", meta->module_caps ? json_object_new_string(meta->module_caps) : NULL);
 	add(o, "stock_events_missing", stock_mode ? stock_missing(an, meta, rec, mf_rec) : NULL);
-	add(o, "stack_traces", jint(an->stack_traces));
-	add(o, "other_events", jint(an->other_events));
+	add(o, "stack_traces", jint(an->raw.stack_traces));
+	add(o, "other_events", jint(an->raw.other_events));
 	add(o, "truncated_inputs", jint(meta->truncated_inputs));
 	add(root, "capture", o);
 
 	/* filemap_fault */
 	{
 		int m = rec[MMLOCK_FAM_FILEMAP] && !stock_mode;
-		uint64_t total = stock_mode ? an->ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] :
-			an->ev_count[MMLOCK_EV_FILEMAP_FAULT_BEGIN];
-		uint64_t retries = an->ev_count[MMLOCK_EV_FILEMAP_FAULT_RETRY];
+		uint64_t total = stock_mode ? an->raw.ev_count[MMLOCK_EV_MM_FILEMAP_FAULT] :
+			an->raw.ev_count[MMLOCK_EV_FILEMAP_FAULT_BEGIN];
+		uint64_t retries = an->raw.ev_count[MMLOCK_EV_FILEMAP_FAULT_RETRY];
 		json_object *wl;
 
 		if (stock_mode)
-			retries = an->sf_retries;	/* retried faults (S2.6) */
+			retries = an->pc.sf_retries;	/* retried faults (S2.6) */
 		o = json_object_new_object();
 		add(o, "total_count", count_or_null(total, m || (stock_mode && mf_rec)));
 		add(o, "retry_count", count_or_null(retries, m || retry_ok));
 		add(o, "retry_rate_pct", (m || retry_ok) && total ?
 		    jdouble(100.0 * (double)retries / (double)total, 2) : NULL);
 		if (stock_mode)
-			add(o, "retry_io_durations_us", dist(&an->retry_io, retry_ok));
-		add(o, "wait_durations_us", dist(&an->fault_wait, m));
-		add(o, "retry_reasons", reasons(&an->retry_reasons, m));
+			add(o, "retry_io_durations_us", dist(&an->dist.retry_io, retry_ok));
+		add(o, "wait_durations_us", dist(&an->dist.fault_wait, m));
+		add(o, "retry_reasons", reasons(&an->tally.retry_reasons, m));
 		if (m) {
 			wl = json_object_new_object();
 			for (i = 0; i < MMLOCK_FL_NR; i++)
 				if (strcmp(mmlock_words_fault_lock[i], "unknown"))
 					add(wl, mmlock_words_fault_lock[i],
-					    jint(an->waits_by_lock[i]));
+					    jint(an->pc.waits_by_lock[i]));
 			/* only where the trace printed it: older summaries stay the same */
-			if (an->waits_lock_unknown)
-				add(wl, "unknown", jint(an->waits_lock_unknown));
+			if (an->pc.waits_lock_unknown)
+				add(wl, "unknown", jint(an->pc.waits_lock_unknown));
 		} else {
 			wl = NULL;
 		}
 		add(o, "waits_by_lock", wl);
-		add(o, "major_count", count_or_null(an->major_count, m));
+		add(o, "major_count", count_or_null(an->pc.major_count, m));
 		add(root, "filemap_fault", o);
 	}
 
@@ -960,33 +964,36 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 		o = json_object_new_object();
 		add(o, "total_count",
-		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN], m && writers_all));
-		add(o, "wait_durations_us", dist(&an->vma_wait, m));
+		    count_or_null(an->raw.ev_count[MMLOCK_EV_VMA_START_WRITE_BEGIN],
+				  m && writers_all));
+		add(o, "wait_durations_us", dist(&an->dist.vma_wait, m));
 		add(o, "by_caller", m ? writer_callers(an, meta) : NULL);
 		/* counts of every writer, like total_count */
-		add(o, "by_syscall", reasons(&an->by_syscall, m && writers_all));
-		add(o, "file_backed", count_or_null(an->file_backed, m && writers_all));
-		add(o, "anonymous", count_or_null(an->anonymous, m && writers_all));
+		add(o, "by_syscall", reasons(&an->tally.by_syscall, m && writers_all));
+		add(o, "file_backed", count_or_null(an->pc.file_backed, m && writers_all));
+		add(o, "anonymous", count_or_null(an->pc.anonymous, m && writers_all));
 		add(root, "vma_writer", o);
 	}
 
 	/* mmap_lock: our events, else the stock ones */
 	{
 		int m = rec[MMLOCK_FAM_MMAP];
-		int use_stock = stock_mode || (!an->custom_mmap_seen && any_stock(an));
+		int use_stock = stock_mode || (!an->raw.custom_mmap_seen && any_stock(an));
 
 		o = json_object_new_object();
-		add(o, "wait_durations_us", dist(use_stock ? &an->stock_wait : &an->mmap_wait, m));
-		add(o, "hold_durations_us", dist(use_stock ? &an->stock_hold : &an->mmap_hold, m));
+		add(o, "wait_durations_us",
+		    dist(use_stock ? &an->dist.stock_wait : &an->dist.mmap_wait, m));
+		add(o, "hold_durations_us",
+		    dist(use_stock ? &an->dist.stock_hold : &an->dist.mmap_hold, m));
 		add(o, "write_hold_durations_us",
-		    dist(use_stock ? &an->stock_write_hold : &an->mmap_write_hold, m));
-		add(o, "wait_count_read",
-		    count_or_null(use_stock ? an->stock_wait_count[0] : an->wait_count[0], m));
-		add(o, "wait_count_write",
-		    count_or_null(use_stock ? an->stock_wait_count[1] : an->wait_count[1], m));
+		    dist(use_stock ? &an->dist.stock_write_hold : &an->dist.mmap_write_hold, m));
+		add(o, "wait_count_read", count_or_null(use_stock ? an->pc.stock_wait_count[0] :
+								    an->pc.wait_count[0], m));
+		add(o, "wait_count_write", count_or_null(use_stock ? an->pc.stock_wait_count[1] :
+								     an->pc.wait_count[1], m));
 		if (use_stock) {
-			add(o, "stock_trylocks", count_or_null(an->stock_trylocks, m));
-			add(o, "stock_downgrades", count_or_null(an->stock_downgrades, m));
+			add(o, "stock_trylocks", count_or_null(an->pc.stock_trylocks, m));
+			add(o, "stock_downgrades", count_or_null(an->pc.stock_downgrades, m));
 		}
 		add(o, "source", m ? json_object_new_string(use_stock ?
 			"stock (waits include uncontended acquisitions)" : "custom") : NULL);
@@ -1000,64 +1007,64 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 
 		o = json_object_new_object();
 		add(o, "total_count",
-		    count_or_null(an->ev_count[MMLOCK_EV_VMA_START_READ_FAIL], m));
-		add(o, "reasons", reasons(&an->read_fail, m && read_fail_reasons));
+		    count_or_null(an->raw.ev_count[MMLOCK_EV_VMA_START_READ_FAIL], m));
+		add(o, "reasons", reasons(&an->tally.read_fail, m && read_fail_reasons));
 		add(root, "vma_read_fail", o);
 		m = rec[MMLOCK_FAM_FALLBACK] && !stock_mode && fallback_seen;
 		o = json_object_new_object();
 		add(o, "total_count",
-		    count_or_null(an->ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));
-		add(o, "reasons", reasons(&an->fallback, m));
+		    count_or_null(an->raw.ev_count[MMLOCK_EV_FAULT_MMAP_LOCK_FALLBACK], m));
+		add(o, "reasons", reasons(&an->tally.fallback, m));
 		add(o, "after_filemap_retry",
-		    reasons(&an->fallback_after_retry, m && rec[MMLOCK_FAM_FILEMAP]));
+		    reasons(&an->tally.fallback_after_retry, m && rec[MMLOCK_FAM_FILEMAP]));
 		add(root, "fallback", o);
 	}
 
 	/* contention */
 	o = json_object_new_object();
-	add(o, "type_a_count", count_or_null(an->a_count, a_ok));
-	add(o, "type_a_duration_sum_us", us_or_null(an->a_ns, a_ok));
-	add(o, "type_a_faults", count_or_null(an->a_faults, a_ok));
-	add(o, "type_a_writers", count_or_null(an->a_writers, a_ok));
+	add(o, "type_a_count", count_or_null(an->ct.a_count, a_ok));
+	add(o, "type_a_duration_sum_us", us_or_null(an->ct.a_ns, a_ok));
+	add(o, "type_a_faults", count_or_null(an->ct.a_faults, a_ok));
+	add(o, "type_a_writers", count_or_null(an->ct.a_writers, a_ok));
 	if (stock_mode) {
 		json_object *notes = json_object_new_array();
 
-		add(o, "type_b_count", count_or_null(an->sb_count, sb_ok));
-		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->sb_retry_ns, sb_ok));
-		add(o, "type_b_duration_sum_us", us_or_null(an->sb_ns, sb_ok));
-		add(o, "type_b_faults", count_or_null(an->sb_faults, sb_ok));
-		add(o, "type_b_writers", count_or_null(an->sb_writers, sb_ok));
-		add(o, "type_b_writers_holding", count_or_null(an->sb_holding, sb_ok));
-		add(o, "type_b_writers_queued", count_or_null(an->sb_queued, sb_ok));
+		add(o, "type_b_count", count_or_null(an->ct.sb_count, sb_ok));
+		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->ct.sb_retry_ns, sb_ok));
+		add(o, "type_b_duration_sum_us", us_or_null(an->ct.sb_ns, sb_ok));
+		add(o, "type_b_faults", count_or_null(an->ct.sb_faults, sb_ok));
+		add(o, "type_b_writers", count_or_null(an->ct.sb_writers, sb_ok));
+		add(o, "type_b_writers_holding", count_or_null(an->ct.sb_holding, sb_ok));
+		add(o, "type_b_writers_queued", count_or_null(an->ct.sb_queued, sb_ok));
 		add(o, "type_c_count", NULL);
 		add(o, "type_c_score_us", NULL);
 		add(o, "type_c_from_a", NULL);
-		add(o, "type_c_from_b", count_or_null(an->sc_from_b, sc_ok));
-		add(o, "type_c_prio_unknown", count_or_null(an->sc_prio_unknown, sc_ok));
+		add(o, "type_c_from_b", count_or_null(an->ct.sc_from_b, sc_ok));
+		add(o, "type_c_prio_unknown", count_or_null(an->ct.sc_prio_unknown, sc_ok));
 		add(o, "threshold_us", jint(an->opts.threshold_us));
-		add(o, "type_c_evidence", c_evidence(&an->stop.ev, sc_ok));
-		add(o, "top_pairs", top_pairs(&an->stop, meta));
+		add(o, "type_c_evidence", c_evidence(&an->ct.stop.ev, sc_ok));
+		add(o, "top_pairs", top_pairs(&an->ct.stop, meta));
 		add(o, "by_caller", stock_contention_callers(an));
 		json_object_array_add(notes, json_object_new_string(
 			"type_a: a VMA writer's wait is not in stock events"));
 		json_object_array_add(notes, stock_type_b_note(sb_ok));
 		add(o, "notes", notes);
 	} else {
-		add(o, "type_b_count", count_or_null(an->b_count, b_ok));
-		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->b_retry_ns, b_ok));
-		add(o, "type_b_duration_sum_us", us_or_null(an->b_ns, b_ok));
-		add(o, "type_b_faults", count_or_null(an->b_faults, b_ok));
-		add(o, "type_b_writers", count_or_null(an->b_writers, b_ok));
-		add(o, "type_b_writers_holding", count_or_null(an->b_holding, b_ok));
-		add(o, "type_b_writers_queued", count_or_null(an->b_queued, b_ok));
-		add(o, "type_c_count", count_or_null(an->c_count, c_ok));
-		add(o, "type_c_score_us", us_or_null(an->c_ns, c_ok));
-		add(o, "type_c_from_a", count_or_null(an->c_from_a, c_ok));
-		add(o, "type_c_from_b", count_or_null(an->c_from_b, c_ok));
-		add(o, "type_c_prio_unknown", count_or_null(an->c_prio_unknown, c_ok));
+		add(o, "type_b_count", count_or_null(an->ct.b_count, b_ok));
+		add(o, "type_b_retry_to_mmap_lock_sum_us", us_or_null(an->ct.b_retry_ns, b_ok));
+		add(o, "type_b_duration_sum_us", us_or_null(an->ct.b_ns, b_ok));
+		add(o, "type_b_faults", count_or_null(an->ct.b_faults, b_ok));
+		add(o, "type_b_writers", count_or_null(an->ct.b_writers, b_ok));
+		add(o, "type_b_writers_holding", count_or_null(an->ct.b_holding, b_ok));
+		add(o, "type_b_writers_queued", count_or_null(an->ct.b_queued, b_ok));
+		add(o, "type_c_count", count_or_null(an->ct.c_count, c_ok));
+		add(o, "type_c_score_us", us_or_null(an->ct.c_ns, c_ok));
+		add(o, "type_c_from_a", count_or_null(an->ct.c_from_a, c_ok));
+		add(o, "type_c_from_b", count_or_null(an->ct.c_from_b, c_ok));
+		add(o, "type_c_prio_unknown", count_or_null(an->ct.c_prio_unknown, c_ok));
 		add(o, "threshold_us", jint(an->opts.threshold_us));
-		add(o, "type_c_evidence", c_evidence(&an->top.ev, c_ok));
-		add(o, "top_pairs", top_pairs(&an->top, meta));
+		add(o, "type_c_evidence", c_evidence(&an->ct.top.ev, c_ok));
+		add(o, "top_pairs", top_pairs(&an->ct.top, meta));
 		add(o, "by_caller", contention_callers(an, meta));
 	}
 	add(root, "contention", o);

@@ -101,29 +101,31 @@ static struct caller_stat *caller_lookup(struct analysis *an, const char *caller
 	uint64_t h;
 
 	tally_caller_func(name, sizeof(name), caller);
-	if (an->nr_callers >= MAX_CALLERS && !htab_find(&an->caller_index,
+	if (an->tally.nr_callers >= MAX_CALLERS && !htab_find(&an->tally.caller_index,
 							hash_str(an->seed, name), caller_eq, name))
 		copy_str(name, sizeof(name), "other");
 	h = hash_str(an->seed, name);
-	cs = htab_find(&an->caller_index, h, caller_eq, name);
+	cs = htab_find(&an->tally.caller_index, h, caller_eq, name);
 	if (cs)
 		return cs;
-	if (an->nr_callers == an->cap_callers) {
+	if (an->tally.nr_callers == an->tally.cap_callers) {
 		int i;
 
-		an->cap_callers = an->cap_callers ? an->cap_callers * 2 : 16;
-		an->callers = xrealloc(an->callers, an->cap_callers * sizeof(*an->callers));
+		an->tally.cap_callers = an->tally.cap_callers ? an->tally.cap_callers * 2 : 16;
+		an->tally.callers = xrealloc(an->tally.callers,
+					     an->tally.cap_callers * sizeof(*an->tally.callers));
 		/* the array moved: index it again */
-		htab_release(&an->caller_index);
-		for (i = 0; i < an->nr_callers; i++)
-			htab_add(&an->caller_index, hash_str(an->seed, an->callers[i].name),
-				 &an->callers[i]);
+		htab_release(&an->tally.caller_index);
+		for (i = 0; i < an->tally.nr_callers; i++)
+			htab_add(&an->tally.caller_index,
+				 hash_str(an->seed, an->tally.callers[i].name),
+				 &an->tally.callers[i]);
 	}
-	cs = &an->callers[an->nr_callers++];
+	cs = &an->tally.callers[an->tally.nr_callers++];
 	memset(cs, 0, sizeof(*cs));
 	copy_str(cs->name, CALLER_LEN, name);
 	cs->syscall = writer_syscall(cs->name);
-	htab_add(&an->caller_index, h, cs);
+	htab_add(&an->tally.caller_index, h, cs);
 	return cs;
 }
 
@@ -140,14 +142,14 @@ struct caller_stat *tally_caller(struct analysis *an, const char *caller)
 	size_t n;
 
 	for (i = 0; caller && i < CALLER_RECENT; i++)
-		if (an->caller_last[i] && !strcmp(caller, an->caller_last_text[i]))
-			return &an->callers[an->caller_last[i] - 1];
+		if (an->tally.caller_last[i] && !strcmp(caller, an->tally.caller_last_text[i]))
+			return &an->tally.callers[an->tally.caller_last[i] - 1];
 	cs = caller_lookup(an, caller);
 	n = caller ? strlen(caller) : CALLER_LEN;
 	if (n < CALLER_LEN) {
-		i = an->caller_next++ % CALLER_RECENT;
-		memcpy(an->caller_last_text[i], caller, n + 1);
-		an->caller_last[i] = (int)(cs - an->callers) + 1;
+		i = an->tally.caller_next++ % CALLER_RECENT;
+		memcpy(an->tally.caller_last_text[i], caller, n + 1);
+		an->tally.caller_last[i] = (int)(cs - an->tally.callers) + 1;
 	}
 	return cs;
 }
@@ -162,10 +164,10 @@ struct caller_stat *tally_call_caller(struct analysis *an, struct call *c)
 	struct caller_stat *cs;
 
 	if (c && c->caller_idx)
-		return &an->callers[c->caller_idx - 1];
+		return &an->tally.callers[c->caller_idx - 1];
 	cs = tally_caller(an, c ? c->caller : NULL);
 	if (c)
-		c->caller_idx = (int)(cs - an->callers) + 1;
+		c->caller_idx = (int)(cs - an->tally.callers) + 1;
 	return cs;
 }
 
@@ -185,15 +187,15 @@ void tally_wait(struct analysis *an, struct task *t, enum wait_kind k, uint64_t 
 	if (!t->ps) {
 		uint64_t h = hash_mix(an->seed, (uint64_t)t->pid);
 
-		t->ps = htab_find(&an->pidstats, h, pidstat_eq, &t->pid);
-		if (!t->ps && an->pidstats.nr >= MAX_PIDSTATS) {
-			an->pidstat_omitted++;
+		t->ps = htab_find(&an->tally.pidstats, h, pidstat_eq, &t->pid);
+		if (!t->ps && an->tally.pidstats.nr >= MAX_PIDSTATS) {
+			an->tally.pidstat_omitted++;
 			return;
 		}
 		if (!t->ps) {
 			t->ps = xcalloc(1, sizeof(*t->ps));
 			t->ps->pid = t->pid;
-			htab_add(&an->pidstats, h, t->ps);
+			htab_add(&an->tally.pidstats, h, t->ps);
 		}
 	}
 	/* the summary names a pid by its task's latest tgid and comm */
@@ -259,18 +261,19 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 {
 	struct swriter_key k = { pid, caller };
 	uint64_t h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
-	struct swriter *w = htab_find(&an->swriters, h, swriter_eq, &k);
+	struct swriter *w = htab_find(&an->tally.swriters, h, swriter_eq, &k);
 
-	if (w || an->nr_swriters >= MAX_SWRITERS)
+	if (w || an->tally.nr_swriters >= MAX_SWRITERS)
 		return w;
 	w = xcalloc(1, sizeof(*w));
 	w->pid = pid;
 	w->prio = -1;
 	copy_str(w->caller, sizeof(w->caller), caller);
-	w->idx = an->nr_swriters;
-	htab_add(&an->swriters, h, w);
-	an->swriter_v = xrealloc(an->swriter_v, (size_t)(an->nr_swriters + 1) * sizeof(*an->swriter_v));
-	an->swriter_v[an->nr_swriters++] = w;
+	w->idx = an->tally.nr_swriters;
+	htab_add(&an->tally.swriters, h, w);
+	an->tally.swriter_v = xrealloc(an->tally.swriter_v, (size_t)(an->tally.nr_swriters + 1) *
+				       sizeof(*an->tally.swriter_v));
+	an->tally.swriter_v[an->tally.nr_swriters++] = w;
 	return w;
 }
 
@@ -278,22 +281,23 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 static struct scaller *scaller_get(struct analysis *an, const char *caller)
 {
 	uint64_t h = hash_str(an->seed, caller);
-	struct scaller *c = htab_find(&an->scallers, h, scaller_eq, caller);
+	struct scaller *c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
 
 	if (c)
 		return c;
-	if (an->nr_scallers >= MAX_CALLERS) {
+	if (an->tally.nr_scallers >= MAX_CALLERS) {
 		caller = "other";
 		h = hash_str(an->seed, caller);
-		c = htab_find(&an->scallers, h, scaller_eq, caller);
+		c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
 		if (c)
 			return c;
 	}
 	c = xcalloc(1, sizeof(*c));
 	copy_str(c->caller, sizeof(c->caller), caller);
-	htab_add(&an->scallers, h, c);
-	an->scaller_v = xrealloc(an->scaller_v, (size_t)(an->nr_scallers + 1) * sizeof(*an->scaller_v));
-	an->scaller_v[an->nr_scallers++] = c;
+	htab_add(&an->tally.scallers, h, c);
+	an->tally.scaller_v = xrealloc(an->tally.scaller_v, (size_t)(an->tally.nr_scallers + 1) *
+				       sizeof(*an->tally.scaller_v));
+	an->tally.scaller_v[an->tally.nr_scallers++] = c;
 	return c;
 }
 
@@ -321,7 +325,7 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 	sc->b_ns += c->b_ns;
 	w = swriter_get(an, m->task->pid, caller);
 	if (!w) {
-		an->swriters_omitted++;
+		an->tally.swriters_omitted++;
 		return;
 	}
 	w->tgid = m->task->tgid;
@@ -342,15 +346,16 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 		uint64_t h = hash_mix(hash_mix(an->seed, (uint64_t)(unsigned int)k.row),
 				      (uint64_t)(unsigned int)k.pid);
 
-		if (htab_find(&an->waiter_pairs, h, waiter_pair_eq, &k))
+		if (htab_find(&an->tally.waiter_pairs, h, waiter_pair_eq, &k))
 			continue;
-		if (an->waiter_pairs.nr >= MAX_WAITER_PAIRS) {
-			an->waiter_pairs_full = 1;	/* waiter_pids may then count short */
+		if (an->tally.waiter_pairs.nr >= MAX_WAITER_PAIRS) {
+			/* waiter_pids may then count short */
+			an->tally.waiter_pairs_full = 1;
 			continue;
 		}
 		wp = xmalloc(sizeof(*wp));
 		*wp = k;
-		htab_add(&an->waiter_pairs, h, wp);
+		htab_add(&an->tally.waiter_pairs, h, wp);
 		w->waiter_pids++;
 	}
 }
@@ -369,16 +374,16 @@ void tally_release(struct analysis *an)
 {
 	int i;
 
-	htab_free_items(&an->pidstats);
-	htab_release(&an->caller_index);
-	free(an->callers);
-	for (i = 0; i < an->nr_swriters; i++)
-		free(an->swriter_v[i]);
-	free(an->swriter_v);
-	htab_release(&an->swriters);
-	for (i = 0; i < an->nr_scallers; i++)
-		free(an->scaller_v[i]);
-	free(an->scaller_v);
-	htab_release(&an->scallers);
-	htab_free_items(&an->waiter_pairs);
+	htab_free_items(&an->tally.pidstats);
+	htab_release(&an->tally.caller_index);
+	free(an->tally.callers);
+	for (i = 0; i < an->tally.nr_swriters; i++)
+		free(an->tally.swriter_v[i]);
+	free(an->tally.swriter_v);
+	htab_release(&an->tally.swriters);
+	for (i = 0; i < an->tally.nr_scallers; i++)
+		free(an->tally.scaller_v[i]);
+	free(an->tally.scaller_v);
+	htab_release(&an->tally.scallers);
+	htab_free_items(&an->tally.waiter_pairs);
 }
