@@ -475,6 +475,33 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	top_offer(an, &an->ct.top, &p);
 }
 
+/* The bucket_hash() of a closing interval's keys, once per close. */
+struct close_keys {
+	int		done;
+	uint64_t	vma, range, mm;	/* BK_VMA; BK_RANGE_*; BK_MM */
+};
+
+static void close_keys_hash(const struct analysis *an, const struct ival *iv, int type_a,
+			    struct close_keys *ck)
+{
+	struct bucket_key k;
+
+	if (ck->done)
+		return;
+	ck->done = 1;
+	if (type_a) {
+		bucket_key_of(&k, 0, BK_RANGE_NOVMA, iv);
+		ck->range = bucket_hash(an, &k);
+		if (iv->has_vma) {
+			bucket_key_of(&k, 0, BK_VMA, iv);
+			ck->vma = bucket_hash(an, &k);
+		}
+	} else {
+		bucket_key_of(&k, 0, BK_MM, iv);
+		ck->mm = bucket_hash(an, &k);
+	}
+}
+
 /* The first member of @b that ends after @start (members are in closing order). */
 static size_t bucket_first_after(const struct bucket *b, uint64_t start)
 {
@@ -574,28 +601,28 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	int stock = closed == L_CLOSED_SW || closed == L_CLOSED_SM;
 	struct bucket *cand[2] = { NULL, NULL };
 	size_t pos[2] = { 0, 0 };
-	struct bucket_key k;
-	uint64_t h_vma = 0, h_range = 0, h_mm = 0;
+	struct close_keys ck = { 0, 0, 0, 0 };
 	int c;
 
 	list_remove(an, iv);
 	if (an->opts.on_ival)
 		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
-	if (type_a) {
-		bucket_key_of(&k, other_closed, BK_RANGE_NOVMA, iv);
-		h_range = bucket_hash(an, &k);
-		if (iv->has_vma) {
-			bucket_key_of(&k, other_closed, BK_VMA, iv);
-			h_vma = bucket_hash(an, &k);
+	/*
+	 * Buckets hold only members of their closed list: when the other side
+	 * has none (often: its interval is still open), there is nothing to
+	 * look up.
+	 */
+	if (an->sw.lists[other_closed].head) {
+		close_keys_hash(an, iv, type_a, &ck);
+		if (type_a) {
+			/* same_vma(): the pointers when both have one, else the range */
+			cand[0] = iv->has_vma ?
+				  bucket_find(an, other_closed, BK_VMA, iv, ck.vma) :
+				  bucket_find(an, other_closed, BK_RANGE_VMA, iv, ck.range);
+			cand[1] = bucket_find(an, other_closed, BK_RANGE_NOVMA, iv, ck.range);
+		} else {
+			cand[0] = bucket_find(an, other_closed, BK_MM, iv, ck.mm);
 		}
-		/* same_vma(): the pointers when both have one, else the range */
-		cand[0] = iv->has_vma ? bucket_find(an, other_closed, BK_VMA, iv, h_vma) :
-					bucket_find(an, other_closed, BK_RANGE_VMA, iv, h_range);
-		cand[1] = bucket_find(an, other_closed, BK_RANGE_NOVMA, iv, h_range);
-	} else {
-		bucket_key_of(&k, other_closed, BK_MM, iv);
-		h_mm = bucket_hash(an, &k);
-		cand[0] = bucket_find(an, other_closed, BK_MM, iv, h_mm);
 	}
 	for (c = 0; c < 2; c++)
 		if (cand[c])
@@ -632,15 +659,16 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	 * they need no bucket.
 	 */
 	if (an->sw.lists[closed].head != iv || iv->end > prune_bound(an, other_closed - 1)) {
+		close_keys_hash(an, iv, type_a, &ck);
 		if (type_a) {
 			if (iv->has_vma) {
-				bucket_add(an, closed, BK_VMA, iv, 0, h_vma);
-				bucket_add(an, closed, BK_RANGE_VMA, iv, 1, h_range);
+				bucket_add(an, closed, BK_VMA, iv, 0, ck.vma);
+				bucket_add(an, closed, BK_RANGE_VMA, iv, 1, ck.range);
 			} else {
-				bucket_add(an, closed, BK_RANGE_NOVMA, iv, 0, h_range);
+				bucket_add(an, closed, BK_RANGE_NOVMA, iv, 0, ck.range);
 			}
 		} else {
-			bucket_add(an, closed, BK_MM, iv, 0, h_mm);
+			bucket_add(an, closed, BK_MM, iv, 0, ck.mm);
 		}
 	}
 	prune(an, closed, other_closed - 1);
