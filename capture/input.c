@@ -597,11 +597,25 @@ static int decode_more(struct input *in, size_t *partial)
 	}
 }
 
-long input_next_line(struct input *in, char **line)
+/* The line from @start to its newline @nl, handed out in place (inside the buffer), no CR kept. */
+static long line_in_place(struct input *in, char *start, const char *nl, char **line)
+{
+	size_t take = (size_t)(nl - start);
+
+	in->text_pos += take + 1;
+	if (take && start[take - 1] == '\r')
+		take--;
+	start[take] = '\0';
+	in->lineno++;
+	*line = start;
+	return (long)take;
+}
+
+/* input_next_line() at a file's start and of a line that does not lie whole in the buffer */
+static long next_line_slow(struct input *in, char **line)
 {
 	size_t len = 0, total = 0;
 
-	in->overlong = 0;
 	if (in->cur == (size_t)-1 && open_next(in))
 		return -1;
 	for (;;) {
@@ -611,16 +625,8 @@ long input_next_line(struct input *in, char **line)
 		size_t take = nl ? (size_t)(nl - start) : avail;
 		int r;
 
-		if (nl && !total && take <= INPUT_MAX_LINE) {
-			/* the whole line lies in the buffer: handed out in place */
-			if (take && start[take - 1] == '\r')
-				take--;
-			start[take] = '\0';
-			in->text_pos += (size_t)(nl - start) + 1;
-			in->lineno++;
-			*line = start;
-			return (long)take;
-		}
+		if (nl && !total && take <= INPUT_MAX_LINE)
+			return line_in_place(in, start, nl, line);
 		/* past INPUT_MAX_LINE the bytes are counted, not kept: constant memory */
 		if (len < INPUT_MAX_LINE) {
 			size_t keep = take < INPUT_MAX_LINE - len ? take : INPUT_MAX_LINE - len;
@@ -663,6 +669,21 @@ long input_next_line(struct input *in, char **line)
 		if (open_next(in))
 			return -1;
 	}
+}
+
+long input_next_line(struct input *in, char **line)
+{
+	char *start, *nl;
+
+	in->overlong = 0;
+	if (in->cur == (size_t)-1)
+		return next_line_slow(in, line);
+	/* most lines lie whole in the buffer: this path saves no registers for the rest */
+	start = in->text + in->text_pos;
+	nl = memchr(start, '\n', in->text_len - in->text_pos);
+	if (!nl || (size_t)(nl - start) > INPUT_MAX_LINE)
+		return next_line_slow(in, line);
+	return line_in_place(in, start, nl, line);
 }
 
 size_t input_overlong(const struct input *in)
