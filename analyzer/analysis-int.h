@@ -412,17 +412,6 @@ static inline void copy_str(char *dst, size_t size, const char *src)
 /* the seed's inversion evidence: a wait above 1 ms */
 #define PAIR_SLOW_NS	1000000ULL
 
-/**
- * pair_known_path() - is the writer of @p on the known contention paths?
- * @p: a pair
- * @operation: if not NULL, set to the operation its caller stands for
- *	("fork", "mprotect", ... "other")
- *
- * Return: 1 when the writer's caller is a known contention path (see
- * writer_known_path()), 0 otherwise.
- */
-int pair_known_path(const struct pair_rec *p, const char **operation);
-
 extern const char *const slot_names[SLOT_NR];
 extern const char *const slot_anomaly_names[SA_NR];
 

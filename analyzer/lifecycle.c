@@ -273,7 +273,7 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-json_object *refaults_json(const struct lifecycle *lc)
+json_object *lifecycle_refaults_json(const struct lifecycle *lc)
 {
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	const struct refault **top = xcalloc(lc->nr_rf + 1, sizeof(*top));

@@ -69,12 +69,12 @@ void lifecycle_fault(struct lifecycle *lc, uint64_t mm, unsigned long address, u
 struct json_object *lifecycle_json(const struct lifecycle *lc);
 
 /**
- * refaults_json() - the addresses that faulted again and again
+ * lifecycle_refaults_json() - the addresses that faulted again and again
  * @lc: the state
  *
  * Return: a new JSON object (reference owned by the caller).
  */
-struct json_object *refaults_json(const struct lifecycle *lc);
+struct json_object *lifecycle_refaults_json(const struct lifecycle *lc);
 
 /**
  * lifecycle_free() - free @lc

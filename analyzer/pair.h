@@ -8,6 +8,7 @@
 
 struct analysis;
 struct ival;
+struct pair_rec;
 
 /**
  * pair_open() - @iv opens on the sweep list @list (one of the L_OPEN_*)
@@ -40,6 +41,17 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
  * what was attributed to it, or not, is final and goes to the summary.
  */
 void pair_forget(struct analysis *an, struct ival *iv);
+
+/**
+ * pair_known_path() - is the writer of @p on the known contention paths?
+ * @p: a pair
+ * @operation: if not NULL, set to the operation its caller stands for
+ *	("fork", "mprotect", ... "other")
+ *
+ * Return: 1 when the writer's caller is a known contention path (see
+ * writer_known_path()), 0 otherwise.
+ */
+int pair_known_path(const struct pair_rec *p, const char **operation);
 
 /**
  * pair_release() - free the buckets (the analysis ends; the lists are empty)

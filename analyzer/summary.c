@@ -12,6 +12,7 @@
 #include "analysis-int.h"
 #include "evset.h"
 #include "mmlock_events.h"
+#include "pair.h"
 #include "symbols.h"
 #include "util.h"
 
@@ -1077,7 +1078,7 @@ json_object *analysis_summary(struct analysis *an, const struct summary_meta *me
 			add(root, "waits_by_pid_omitted", jint(omitted));
 	}
 	add(root, "lifecycle", lifecycle_json(an->lc));
-	add(root, "refault_candidates", refaults_json(an->lc));
+	add(root, "refault_candidates", lifecycle_refaults_json(an->lc));
 	add(root, "anomalies", anomalies(an));
 	add(root, "input_errors", meta->input_errors ? json_object_get(meta->input_errors) :
 						     json_object_new_array());
