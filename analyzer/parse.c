@@ -1148,11 +1148,11 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 		while (pre_end > p && pre_end[-1] == ' ' && open - pre_end < MAX_GAP)
 			pre_end--;
 		if (pre_end > p && pre_end[-1] == ')') {
-			char *lp = pre_end - 1;
+			/* the last '(' of the MAX_TGID_COL bytes before: one call, not a loop per candidate */
+			char *from = pre_end - p > MAX_TGID_COL ? pre_end - MAX_TGID_COL : p;
+			char *lp = memrchr(from, '(', (size_t)(pre_end - from));
 
-			while (lp > p && *lp != '(' && pre_end - lp < MAX_TGID_COL)
-				lp--;
-			if (*lp != '(')
+			if (!lp)
 				continue;
 			out->tgid = read_int(skip_spaces(lp + 1));
 			pre_end = lp;

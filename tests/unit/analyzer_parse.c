@@ -55,6 +55,11 @@ int main(void)
 	parse("  a-b-1234567     [123] .....   1.000001: ev: k=v");
 	CHECK(pl.kind == LINE_EVENT && pl.pid == 1234567 && pl.cpu == 123 && !strcmp(pl.comm, "a-b") &&
 	      pl.ts_ns == 1000001000ULL, "seven PID digits, a dash in the comm, three CPU digits");
+	parse("  a-5 (                 7) [003] .....   1.000001: ev: k=v");
+	CHECK(pl.kind == LINE_EVENT && pl.pid == 5 && pl.tgid == 7 && pl.cpu == 3,
+	      "a TGID column 20 bytes wide");
+	parse("  a-5 (                          7) [003] .....   1.000001: ev: k=v");
+	CHECK(pl.kind == LINE_MALFORMED, "a '(' more than MAX_TGID_COL bytes back opens no TGID column");
 	parse("half a line without the layout");
 	CHECK(pl.kind == LINE_MALFORMED, "free text is malformed");
 	parse("  a-1 [000] ..... 1234567.123456789: ev: k=");
