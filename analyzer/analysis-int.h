@@ -99,11 +99,22 @@ struct ival {
 	int		list;	/* which sweep list holds it, -1 none */
 };
 
+/*
+ * An mmap_lock hold: pairs and sweeps never see it, so it lives in its slot
+ * rather than in a struct ival of its own (one fewer allocation per lock).
+ */
+struct hold {
+	uint64_t	start;
+	uint64_t	epoch;		/* its CPU's [LOST] count when it began */
+	int		cpu, write, set;
+};
+
 /* A task's mmap_lock state for one mm (custom and stock events kept apart). */
 struct mmslot {
 	int		pid, stock;
 	uint64_t	mm;
-	struct ival	*wait, *hold, *acq;
+	struct ival	*wait, *acq;
+	struct hold	hold;
 };
 
 struct waitstat {
@@ -264,6 +275,11 @@ struct task_table {
 	struct task		*idle_head, *idle_tail;
 	size_t			nr_idle;
 	int			finishing;	/* analysis_finish() is walking the tasks */
+	/*
+	 * The task whose event is being handled: settled once when its
+	 * handler returns, not at each interval it frees on the way.
+	 */
+	struct task		*feeding;
 };
 
 /* The (pid, mm) slots of the mmap_lock events (mmslot.c). */
@@ -273,6 +289,7 @@ struct mmslot_table {
 };
 
 #define CALLER_RECENT	4	/* caller texts tally_caller() remembers */
+#define SWRITER_RECENT	16	/* stock writer rows tally_swriter_fold() remembers; a power of two */
 
 /* The sweep lists and the closed intervals' buckets (pair.c). */
 struct sweep {
@@ -359,6 +376,9 @@ struct tally {
 	struct htab		pidstats;	/* by pid */
 	uint64_t		pidstat_omitted;	/* waits of pids beyond MAX_PIDSTATS */
 	struct htab		swriters;		/* by (pid, caller) */
+	/* the rows found last, by pid modulo SWRITER_RECENT; the caller row found last */
+	struct swriter		*swriter_recent[SWRITER_RECENT];
+	struct scaller		*scaller_last;
 	struct swriter		**swriter_v;		/* in creation order */
 	int			nr_swriters;
 	uint64_t		swriters_omitted;	/* write intervals past MAX_SWRITERS rows */

@@ -94,7 +94,9 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
 	}
 	stack_target_put(t);
+	an->tt.feeding = t;
 	handler(an, t, pl);
+	an->tt.feeding = NULL;
 	task_settle_idle(an, t);
 }
 

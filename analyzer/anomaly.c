@@ -101,9 +101,8 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 	if (s->stock && s->acq && !s->acq->has_hold &&
 	    truncated(an, s->acq->cpu, s->acq->epoch))
 		mmslot_drop_acq(an, s);	/* a queued stock writer: its wait was truncated too */
-	if (s->hold && truncated(an, s->hold->cpu, s->hold->epoch)) {
-		ival_free(an, s->hold);
-		s->hold = NULL;
+	if (s->hold.set && truncated(an, s->hold.cpu, s->hold.epoch)) {
+		s->hold.set = 0;
 		if (s->acq)
 			mmslot_drop_acq(an, s);
 		t->absorb[SLOT_MMAP_HOLD]++;
@@ -217,10 +216,9 @@ void anomaly_finish(struct analysis *an)
 			ival_free(an, s->wait);
 			s->wait = NULL;
 		}
-		if (s->hold) {
+		if (s->hold.set) {
 			anomaly_count(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
-			ival_free(an, s->hold);
-			s->hold = NULL;
+			s->hold.set = 0;
 		}
 		if (s->acq)
 			mmslot_drop_acq(an, s);

@@ -25,9 +25,11 @@ void ival_free(struct analysis *an, struct ival *iv)
 {
 	if (!iv)
 		return;
-	pair_forget(an, iv);
+	/* most intervals never were on a sweep list or in a bucket */
+	if (iv->list >= 0 || iv->bk[0] || iv->bk[1])
+		pair_forget(an, iv);
 	call_put(iv->call);
-	if (iv->task && !--iv->task->refs)
+	if (iv->task && !--iv->task->refs && iv->task != an->tt.feeding)
 		task_settle_idle(an, iv->task);
 	slab_free(&an->ival_slab, iv);
 }

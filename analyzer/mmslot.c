@@ -26,21 +26,30 @@ static uint64_t mmslot_hash(const struct analysis *an, int pid, uint64_t mm, int
 	return hash_mix(hash_mix(an->seed, (uint64_t)pid << 1 | (uint64_t)stock), mm);
 }
 
-/*
- * @t's slot for (@mm, @stock), if there is one.  A task's mmap_lock events
- * come in runs on one mm: the slot used last is tried before the hash.
- */
-static struct mmslot *mmslot_find(struct analysis *an, struct task *t, uint64_t mm, int stock)
+static struct mmslot *mmslot_lookup(struct analysis *an, struct task *t, uint64_t mm, int stock)
 {
 	struct mm_key k = { t->pid, stock, mm };
-	struct mmslot *s = t->ms;
+	struct mmslot *s;
 
-	if (s && s->mm == mm && s->stock == stock)
-		return s;
 	s = htab_find(&an->ms.tab, mmslot_hash(an, t->pid, mm, stock), mmslot_eq, &k);
 	if (s)
 		t->ms = s;
 	return s;
+}
+
+/*
+ * @t's slot for (@mm, @stock), if there is one.  A task's mmap_lock events
+ * come in runs on one mm: the slot used last is tried before the hash, and
+ * inline, the hash's key is built only when it is needed.
+ */
+static inline struct mmslot *mmslot_find(struct analysis *an, struct task *t, uint64_t mm,
+					 int stock)
+{
+	struct mmslot *s = t->ms;
+
+	if (s && s->mm == mm && s->stock == stock)
+		return s;
+	return mmslot_lookup(an, t, mm, stock);
 }
 
 /* The (pid, mm) slot of mmap_lock events; a hash, whatever the number of mm's. */
@@ -79,11 +88,9 @@ static void mmslot_free(struct analysis *an, struct task *t, struct mmslot *s)
  * (not counted in nr_mms): its mm's next event, often the next of the task,
  * finds it again instead of a new one.
  */
-void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock)
+void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	struct mmslot *s = mmslot_find(an, t, mm, stock);
-
-	if (!s || s == t->ms_kept || s->wait || s->hold || s->acq)
+	if (s == t->ms_kept || s->wait || s->hold.set || s->acq)
 		return;
 	if (t->ms_kept)
 		mmslot_free(an, t, t->ms_kept);

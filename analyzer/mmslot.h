@@ -33,16 +33,15 @@ struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int 
 struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm);
 
 /**
- * mmslot_release() - forget @t's slot for (@mm, @stock) if nothing is open in it
+ * mmslot_release() - forget @t's slot @s if nothing is open in it
  * @an: the analysis
  * @t: the task
- * @mm: the mm_struct pointer
- * @stock: as for mmslot_get()
+ * @s: its slot, as mmslot_get() of the same event returned it
  *
  * The latest slot @t emptied is kept, uncounted (nr_mms), for the next
  * mmslot_get() of its mm; mmslot_forget_kept() frees it with @t.
  */
-void mmslot_release(struct analysis *an, struct task *t, uint64_t mm, int stock);
+void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s);
 
 /**
  * mmslot_forget_kept() - free the emptied slot @t keeps, if any (@t is forgotten)

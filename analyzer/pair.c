@@ -608,6 +608,18 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	if (an->opts.on_ival)
 		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
 	/*
+	 * Nothing closed on either side, and nothing open on the other that
+	 * started before its end: it pairs with nothing now or later, and goes
+	 * at once (what the general path below ends with, in a few steps).
+	 */
+	if (!an->sw.lists[other_closed].head && !an->sw.lists[closed].head &&
+	    iv->end <= prune_bound(an, other_closed - 1)) {
+		iv->seq = ++an->sw.seq;
+		list_append(an, closed, iv);
+		ival_free(an, iv);
+		return;
+	}
+	/*
 	 * Buckets hold only members of their closed list: when the other side
 	 * has none (often: its interval is still open), there is nothing to
 	 * look up.

@@ -390,17 +390,14 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *s,
 			    const struct parsed_line *pl, int write, int stock)
 {
-	struct ival *h;
-
-	if (s->hold) {
+	if (s->hold.set)
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_BEGIN_NESTED);
-		ival_free(an, s->hold);
-	}
 	t->absorb[SLOT_MMAP_HOLD] = 0;
-	h = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
-	h->mm = s->mm;
-	h->write = write;
-	s->hold = h;
+	s->hold.set = 1;
+	s->hold.start = pl->ts_ns;
+	s->hold.cpu = pl->cpu;
+	s->hold.epoch = anomaly_epoch(an, pl->cpu);
+	s->hold.write = write;
 	if (stock) {
 		if (write)
 			stock_write_holds(an, t, s, pl);
@@ -433,14 +430,12 @@ static void close_acq(struct analysis *an, struct mmslot *s, uint64_t ts)
 	close_m(an, m);
 }
 
-static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
-			  int stock);
+static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
+			  const struct parsed_line *pl, int stock);
 
-static void mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
-			  int stock)
+static void mmap_wait_end(struct analysis *an, struct task *t, struct mmslot *s,
+			  const struct parsed_line *pl, int stock)
 {
-	uint64_t mm = pl_hex(pl, PF_MM);
-	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	int write = pl_bool(pl, PF_WRITE);
 	int success = pl_bool(pl, PF_SUCCESS);
 	struct ival *iv = s->wait;
@@ -452,10 +447,10 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		 * not a broken sequence.
 		 */
 		if (stock) {
-			if (s->hold && s->hold->write && !write && success) {
+			if (s->hold.set && s->hold.write && !write && success) {
 				/* mmap_write_downgrade(): the write hold becomes a read hold */
 				an->pc.stock_downgrades++;
-				mmap_hold_end(an, t, pl, stock);
+				mmap_hold_end(an, t, s, pl, stock);
 			} else {
 				an->pc.stock_trylocks++;
 			}
@@ -506,25 +501,22 @@ static void mmap_wait_end(struct analysis *an, struct task *t, const struct pars
 		mmap_hold_start(an, t, s, pl, write, stock);
 }
 
-static void mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
-			  int stock)
+static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
+			  const struct parsed_line *pl, int stock)
 {
-	uint64_t mm = pl_hex(pl, PF_MM);
-	struct mmslot *s = mmslot_get(an, t, mm, stock);
 	/* a stock downgrade (acquire_returned write=false) ends the write hold */
 	int write = pl_bool(pl, PF_WRITE) ||
 		    (stock && pl->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED);
-	struct ival *h = s->hold;
+	struct hold *h = &s->hold;
 	uint64_t us;
 
-	if (!h) {
+	if (!h->set) {
 		anomaly_end_without_begin(an, t, SLOT_MMAP_HOLD);
 		return;
 	}
 	if (pl->ts_ns < h->start) {
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_END_BEFORE_START);
-		s->hold = NULL;
-		ival_free(an, h);
+		h->set = 0;
 		if (s->acq)
 			mmslot_drop_acq(an, s);
 		return;
@@ -532,7 +524,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 	if (h->write != write)
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_MODE_MISMATCH);
 	write = h->write;
-	s->hold = NULL;
+	h->set = 0;
 	us = (pl->ts_ns - h->start) / 1000;
 	if (stock) {
 		hist_add(&an->dist.stock_hold, us);
@@ -543,7 +535,6 @@ static void mmap_hold_end(struct analysis *an, struct task *t, const struct pars
 		if (write)
 			hist_add(&an->dist.mmap_write_hold, us);
 	}
-	ival_free(an, h);
 	if (!stock && write && s->acq)
 		close_acq(an, s, pl->ts_ns);
 	else if (stock && write && s->acq)
@@ -582,14 +573,20 @@ static void on_fallback(struct analysis *an, struct task *t, const struct parsed
 }
 
 /*
- * After an end of the mmap_lock events: a slot with nothing open goes, one
- * per (pid, mm) would add up.  (A start leaves its slot holding what it
- * opened.)
+ * An end of the mmap_lock events, in the event's (pid, mm) slot; after it a
+ * slot with nothing open goes, one per (pid, mm) would add up.  (A start
+ * leaves its slot holding what it opened.)
  */
-static void mmslot_settle(struct analysis *an, struct task *t, const struct parsed_line *pl,
-			  int stock)
+static void mmap_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+		     int stock, int hold)
 {
-	mmslot_release(an, t, pl_hex(pl, PF_MM), stock);
+	struct mmslot *s = mmslot_get(an, t, pl_hex(pl, PF_MM), stock);
+
+	if (hold)
+		mmap_hold_end(an, t, s, pl, stock);
+	else
+		mmap_wait_end(an, t, s, pl, stock);
+	mmslot_release(an, t, s);
 }
 
 static void on_mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
@@ -601,8 +598,7 @@ static void on_mmap_wait_start(struct analysis *an, struct task *t, const struct
 static void on_mmap_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
 	an->raw.custom_mmap_seen = 1;
-	mmap_wait_end(an, t, pl, 0);
-	mmslot_settle(an, t, pl, 0);
+	mmap_end(an, t, pl, 0, 0);
 }
 
 static void on_mmap_hold_start(struct analysis *an, struct task *t, const struct parsed_line *pl)
@@ -615,8 +611,7 @@ static void on_mmap_hold_start(struct analysis *an, struct task *t, const struct
 static void on_mmap_hold_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
 	an->raw.custom_mmap_seen = 1;
-	mmap_hold_end(an, t, pl, 0);
-	mmslot_settle(an, t, pl, 0);
+	mmap_end(an, t, pl, 0, 1);
 }
 
 static void on_stock_start_locking(struct analysis *an, struct task *t,
@@ -628,14 +623,12 @@ static void on_stock_start_locking(struct analysis *an, struct task *t,
 static void on_stock_acquire_returned(struct analysis *an, struct task *t,
 				      const struct parsed_line *pl)
 {
-	mmap_wait_end(an, t, pl, 1);
-	mmslot_settle(an, t, pl, 1);
+	mmap_end(an, t, pl, 1, 0);
 }
 
 static void on_stock_released(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	mmap_hold_end(an, t, pl, 1);
-	mmslot_settle(an, t, pl, 1);
+	mmap_end(an, t, pl, 1, 1);
 }
 
 static void on_stock_filemap_fault(struct analysis *an, struct task *t,

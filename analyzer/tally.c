@@ -259,10 +259,18 @@ static int waiter_pair_eq(const void *item, const void *key)
 /* A writer row by (pid, caller); NULL past MAX_SWRITERS rows. */
 static struct swriter *swriter_get(struct analysis *an, int pid, const char *caller)
 {
+	struct swriter **r = &an->tally.swriter_recent[(unsigned int)pid & (SWRITER_RECENT - 1)];
 	struct swriter_key k = { pid, caller };
-	uint64_t h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
-	struct swriter *w = htab_find(&an->tally.swriters, h, swriter_eq, &k);
+	struct swriter *w = *r;
+	uint64_t h;
 
+	/* a write interval is folded per hold: the same few writers over and over */
+	if (w && w->pid == pid && !strcmp(w->caller, caller))
+		return w;
+	h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
+	w = htab_find(&an->tally.swriters, h, swriter_eq, &k);
+	if (w)
+		*r = w;
 	if (w || an->tally.nr_swriters >= MAX_SWRITERS)
 		return w;
 	w = xcalloc(1, sizeof(*w));
@@ -271,6 +279,7 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 	copy_str(w->caller, sizeof(w->caller), caller);
 	w->idx = an->tally.nr_swriters;
 	htab_add(&an->tally.swriters, h, w);
+	*r = w;
 	an->tally.swriter_v = xrealloc(an->tally.swriter_v, (size_t)(an->tally.nr_swriters + 1) *
 				       sizeof(*an->tally.swriter_v));
 	an->tally.swriter_v[an->tally.nr_swriters++] = w;
@@ -280,11 +289,17 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 /* A writer caller's row; past MAX_CALLERS of them the rest are "other". */
 static struct scaller *scaller_get(struct analysis *an, const char *caller)
 {
-	uint64_t h = hash_str(an->seed, caller);
-	struct scaller *c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
+	struct scaller *c = an->tally.scaller_last;
+	uint64_t h;
 
-	if (c)
+	if (c && !strcmp(c->caller, caller))
 		return c;
+	h = hash_str(an->seed, caller);
+	c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
+	if (c) {
+		an->tally.scaller_last = c;
+		return c;
+	}
 	if (an->tally.nr_scallers >= MAX_CALLERS) {
 		caller = "other";
 		h = hash_str(an->seed, caller);
@@ -298,6 +313,7 @@ static struct scaller *scaller_get(struct analysis *an, const char *caller)
 	an->tally.scaller_v = xrealloc(an->tally.scaller_v, (size_t)(an->tally.nr_scallers + 1) *
 				       sizeof(*an->tally.scaller_v));
 	an->tally.scaller_v[an->tally.nr_scallers++] = c;
+	an->tally.scaller_last = c;
 	return c;
 }
 
