@@ -205,6 +205,78 @@ static int key_pat_make(struct key_pat *k, const char *name)
 	return 1;
 }
 
+/*
+ * Event names again, as words: a line's name is found by a hash of its
+ * length and its first and last eight bytes, and compared a word at a time
+ * without a call.  Filled with event_slots, the same names and values.
+ */
+#define EV_WORDS	5	/* names of 8 to 40 bytes; others use event_slots */
+
+struct ev_slot {
+	uint64_t	w[EV_WORDS];	/* the whole words from the start */
+	uint64_t	last;		/* the last eight bytes */
+	unsigned int	len;		/* 0: free */
+	int		val;
+};
+
+static struct ev_slot ev_words[NAME_SLOTS];
+
+static unsigned int ev_hash(uint64_t first, uint64_t last, size_t len)
+{
+	return (unsigned int)(((first * 0x9e3779b97f4a7c15ULL) ^ (last * 0xc2b2ae3d27d4eb4fULL) ^
+			       len) >> 56) & (NAME_SLOTS - 1);
+}
+
+/* The slot of the @len (8..40) bytes at @s, or the free one where they would go. */
+static inline __attribute__((always_inline)) unsigned int ev_slot_find(const char *s, size_t len)
+{
+	uint64_t first = load8(s), last = load8(s + len - 8);
+	unsigned int i, k;
+
+	for (i = ev_hash(first, last, len); ev_words[i].len; i = (i + 1) & (NAME_SLOTS - 1)) {
+		const struct ev_slot *e = &ev_words[i];
+
+		if (e->len != len || e->w[0] != first || e->last != last)
+			continue;
+		for (k = 1; 8 * k + 8 <= len && e->w[k] == load8(s + 8 * k); k++)
+			;
+		if (8 * k + 8 > len)
+			break;
+	}
+	return i;
+}
+
+static void ev_words_put(const char *name, int val)
+{
+	size_t len = strlen(name), k;
+	unsigned int i;
+
+	if (len < 8 || len > EV_WORDS * 8)
+		return;
+	i = ev_slot_find(name, len);
+	if (ev_words[i].len)
+		return;		/* the first wins, as in event_slots */
+	for (k = 0; 8 * k + 8 <= len; k++)
+		ev_words[i].w[k] = load8(name + 8 * k);
+	ev_words[i].last = load8(name + len - 8);
+	ev_words[i].len = (unsigned int)len;
+	ev_words[i].val = val;
+}
+
+/*
+ * The id of the event name at @s (@len bytes), as name_get(event_slots)
+ * finds it; @end: the line's NUL (words are read up to it).
+ */
+static inline int event_id(const char *s, size_t len, const char *end)
+{
+	unsigned int i;
+
+	if (len < 8 || len > EV_WORDS * 8 || s + len > end + 1)
+		return len ? name_get(event_slots, s, len) : -1;
+	i = ev_slot_find(s, len);
+	return ev_words[i].len ? ev_words[i].val : -1;
+}
+
 static void tables_fill(void)
 {
 	unsigned int f;
@@ -216,11 +288,16 @@ static void tables_fill(void)
 					   isxdigit(i) ? (i | 0x20) - 'a' + 10 : -1);
 	}
 	/* the stock-mode additions first: analysis always looked them up first */
-	for (i = 0; i < EVSET_X_NR; i++)
+	for (i = 0; i < EVSET_X_NR; i++) {
 		name_put(event_slots, evset_extras[i].name, PARSE_EV_X(i));
-	for (i = 0; i < MMLOCK_EV_NR; i++)
-		if (mmlock_events[i].name)
-			name_put(event_slots, mmlock_events[i].name, (int)mmlock_events[i].id);
+		ev_words_put(evset_extras[i].name, PARSE_EV_X(i));
+	}
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
+		if (!mmlock_events[i].name)
+			continue;
+		name_put(event_slots, mmlock_events[i].name, (int)mmlock_events[i].id);
+		ev_words_put(mmlock_events[i].name, (int)mmlock_events[i].id);
+	}
 	for (i = 0; i < PF_NR; i++)
 		name_put(field_slots, parse_fields[i].key, i);
 	for (i = 0; i < MMLOCK_EV_NR; i++)
@@ -807,8 +884,11 @@ dec_done:
 		}
 stored:
 		/* split as split_payload() does; undone below if the form breaks */
-		out->keys[n] = tok;
-		out->vals[n++] = v;
+		if (!n) {
+			out->keys[0] = tok;	/* check_pid() reads the first pair */
+			out->vals[0] = v;
+		}
+		n++;
 		v[-1] = '\0';
 		c = *e;
 		*e = '\0';
@@ -817,6 +897,7 @@ stored:
 		tok = e + 1;
 	}
 	out->nr_fields = (int)n;
+	out->packed = 1;
 	out->have |= have;
 	out->num_ok |= ok;
 	for (m = later; m; m &= m - 1)
@@ -824,13 +905,12 @@ stored:
 	return 0;
 restore:
 	/* every value split so far ended at a blank before the next key */
-	for (i = 0; i < n; i++) {
-		p[out->vals[i] - 1 - p] = '=';
-		if (i + 1 < n)
-			p[out->keys[i + 1] - 1 - p] = ' ';
+	for (e = p, i = 0; i < n; i++) {
+		e += strlen(e);
+		*e = '=';
+		e += strlen(e);
+		*e++ = ' ';
 	}
-	if (n)
-		tok[-1] = ' ';
 	return -1;
 }
 
@@ -1244,7 +1324,7 @@ ts_read:
 	}
 	out->event = name;
 	out->kind = LINE_EVENT;
-	out->id = name_get(event_slots, name, (size_t)(colon - name));
+	out->id = event_id(name, (size_t)(colon - name), end);
 	if (out->id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN) ||
 	    out->id == PARSE_EV_X(EVSET_X_CONTENTION_END)) {
 		int begin = out->id == PARSE_EV_X(EVSET_X_CONTENTION_BEGIN);
@@ -1266,10 +1346,21 @@ ts_read:
 
 const char *parsed_get(const struct parsed_line *pl, const char *key)
 {
+	const char *k, *v;
 	int i;
 
-	for (i = 0; i < pl->nr_fields; i++)
-		if (!strcmp(pl->keys[i], key))
-			return pl->vals[i];
+	if (!pl->packed) {
+		for (i = 0; i < pl->nr_fields; i++)
+			if (!strcmp(pl->keys[i], key))
+				return pl->vals[i];
+		return NULL;
+	}
+	/* split_payload_fast() left "key\0value\0" after each other */
+	for (i = 0, k = pl->nr_fields ? pl->keys[0] : NULL; i < pl->nr_fields; i++) {
+		v = k + strlen(k) + 1;
+		if (!strcmp(k, key))
+			return v;
+		k = v + strlen(v) + 1;
+	}
 	return NULL;
 }

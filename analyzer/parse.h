@@ -107,8 +107,14 @@ struct parsed_line {
 	uint32_t	num_ok;		/* bit per DEC field with a number */
 	uint64_t	num[PF_NR];	/* the converted value, where have (and num_ok) */
 	const char	*str[PF_NR];	/* the text, where have */
-	/* every key=value pair as text, in line order */
+	/*
+	 * Every key=value pair as text, in line order: read them with
+	 * parsed_get().  Packed (a line in the contract's order, read in one
+	 * pass): only the first pair is in the arrays; the others follow it
+	 * in the line, "key\0value\0key\0value...", and are found on demand.
+	 */
 	int		nr_fields;
+	int		packed;
 	const char	*keys[PARSE_MAX_FIELDS];
 	const char	*vals[PARSE_MAX_FIELDS];
 };
@@ -138,6 +144,7 @@ static inline void parsed_line_reset(struct parsed_line *pl, enum line_kind kind
 	pl->have = 0;
 	pl->num_ok = 0;
 	pl->nr_fields = 0;
+	pl->packed = 0;
 }
 
 /**

@@ -139,14 +139,22 @@ struct source {
 
 /* ------------------------------------------------------------------ text */
 
-/* The checks every line passes before the parser, as the analyzer always made them. */
+/*
+ * The checks every line passes before the parser, as the analyzer always
+ * made them.  @has_cr: the line holds a carriage return; @slack: HEAD_MAX
+ * bytes from @line on may be read, whatever its length (the reader's
+ * INPUT_LINE_SLACK).
+ */
 static void take_line(struct source *src, char *line, size_t len, size_t overlong,
-		      struct parsed_line *pl)
+		      int has_cr, int slack, struct parsed_line *pl)
 {
 	size_t n = len > HEAD_MAX ? HEAD_MAX : len;
 
 	/* parse_line() cuts the line with NULs: keep its start for the report */
-	memcpy(src->head, line, n);
+	if (slack)
+		memcpy(src->head, line, HEAD_MAX);	/* one fixed-size copy, no call */
+	else
+		memcpy(src->head, line, n);
 	src->head[n] = '\0';
 	src->head_cut = len > HEAD_MAX;
 	if (overlong) {
@@ -156,7 +164,7 @@ static void take_line(struct source *src, char *line, size_t len, size_t overlon
 		snprintf(src->what, sizeof(src->what), "a line of at most %d bytes (this one "
 			 "has %zu)", INPUT_MAX_LINE, overlong);
 		pl->what = src->what;
-	} else if (memchr(line, '\r', len)) {
+	} else if (has_cr) {
 		/* CR-only line ends would hide every event after the first */
 		memset(pl, 0, sizeof(*pl));
 		pl->kind = LINE_MALFORMED;
@@ -1027,11 +1035,11 @@ static int queued_line(struct source *src, struct parsed_line *pl)
 	/* as the reader hands a line out: one CR before the newline dropped */
 	start[len] = '\0';
 	if (len > INPUT_MAX_LINE) {
-		take_line(src, start, INPUT_MAX_LINE, len, pl);
+		take_line(src, start, INPUT_MAX_LINE, len, 0, 0, pl);
 	} else {
 		if (len && start[len - 1] == '\r')
 			start[--len] = '\0';
-		take_line(src, start, len, 0, pl);
+		take_line(src, start, len, 0, memchr(start, '\r', len) != NULL, 0, pl);
 	}
 	src->lineno++;
 	return 1;
@@ -1240,7 +1248,8 @@ int source_next(struct source *src, struct parsed_line *pl)
 	len = input_next_line(src->in, &line);
 	if (len < 0)
 		return 0;
-	take_line(src, line, (size_t)len, input_overlong(src->in), pl);
+	take_line(src, line, (size_t)len, input_overlong(src->in), input_line_has_cr(src->in),
+		  HEAD_MAX <= INPUT_LINE_SLACK, pl);
 	return 1;
 }
 

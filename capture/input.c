@@ -61,6 +61,14 @@ struct input {
 	size_t		text_len, text_pos;
 	char		*line;		/* INPUT_MAX_LINE + 1 bytes */
 	size_t		overlong;	/* the last line's length when it was cut */
+	/*
+	 * A CR inside a line is rare: text is searched for one once per fill,
+	 * not once per line.  cr_pos: the offset in text of the first CR at or
+	 * after the last search's start (SIZE_MAX: none before cr_end, the end
+	 * of what it searched).
+	 */
+	size_t		cr_pos, cr_end;
+	int		line_cr;	/* the last line holds a CR */
 	unsigned long	lineno;
 	unsigned long	truncated;
 	const char	*file;
@@ -174,9 +182,10 @@ struct input *input_open(char *const *paths, int npaths, input_error_fn fn, void
 	 */
 	if (posix_memalign((void **)&in->raw, 4096, RAW_SIZE))
 		in->raw = xmalloc(RAW_SIZE);
-	if (posix_memalign((void **)&in->text, 4096, TEXT_SIZE))
-		in->text = xmalloc(TEXT_SIZE);
-	in->line = xmalloc(INPUT_MAX_LINE + 1);
+	if (posix_memalign((void **)&in->text, 4096, TEXT_SIZE + INPUT_LINE_SLACK))
+		in->text = xmalloc(TEXT_SIZE + INPUT_LINE_SLACK);
+	memset(in->text + TEXT_SIZE, 0, INPUT_LINE_SLACK);
+	in->line = xcalloc(1, INPUT_MAX_LINE + 1 + INPUT_LINE_SLACK);
 	in->cur = (size_t)-1;
 	return in;
 
@@ -395,6 +404,7 @@ static int open_next(struct input *in)
 		in->raw_len = in->raw_pos = 0;
 		in->raw_eof = 0;
 		in->text_len = in->text_pos = 0;
+		in->cr_end = 0;
 		free(in->pending);
 		in->pending = NULL;
 		if (in->binary_name && !strcmp(in->file, in->binary_name))
@@ -600,11 +610,18 @@ static int decode_more(struct input *in, size_t *partial)
 /* The line from @start to its newline @nl, handed out in place (inside the buffer), no CR kept. */
 static long line_in_place(struct input *in, char *start, const char *nl, char **line)
 {
-	size_t take = (size_t)(nl - start);
+	size_t take = (size_t)(nl - start), pos = in->text_pos;
 
 	in->text_pos += take + 1;
 	if (take && start[take - 1] == '\r')
 		take--;
+	if (pos + take > in->cr_end || in->cr_pos < pos) {
+		const char *cr = memchr(start, '\r', in->text_len - pos);
+
+		in->cr_pos = cr ? (size_t)(cr - in->text) : SIZE_MAX;
+		in->cr_end = in->text_len;
+	}
+	in->line_cr = in->cr_pos < pos + take;
 	start[take] = '\0';
 	in->lineno++;
 	*line = start;
@@ -642,11 +659,13 @@ static long next_line_slow(struct input *in, char **line)
 			else if (len && in->line[len - 1] == '\r')
 				len--;
 			in->line[len] = '\0';
+			in->line_cr = memchr(in->line, '\r', len) != NULL;
 			in->lineno++;
 			*line = in->line;
 			return (long)len;
 		}
 		in->text_pos = in->text_len = 0;
+		in->cr_end = 0;
 		r = decode_more(in, &total);
 		if (r > 0)
 			continue;
@@ -659,6 +678,7 @@ static long next_line_slow(struct input *in, char **line)
 			if (total > INPUT_MAX_LINE)
 				in->overlong = total;
 			in->line[len] = '\0';
+			in->line_cr = memchr(in->line, '\r', len) != NULL;
 			in->lineno++;
 			*line = in->line;
 			in->last_done = 1;
@@ -689,6 +709,11 @@ long input_next_line(struct input *in, char **line)
 size_t input_overlong(const struct input *in)
 {
 	return in->overlong;
+}
+
+int input_line_has_cr(const struct input *in)
+{
+	return in->line_cr;
 }
 
 const char *input_file(const struct input *in)

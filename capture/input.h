@@ -51,10 +51,14 @@ void input_close(struct input *in);
 /* The longest line kept; a trace event is a few hundred bytes. */
 #define INPUT_MAX_LINE	TRACE_LINE_MAX
 
+/* Readable bytes after a line's NUL (their values are no part of it). */
+#define INPUT_LINE_SLACK	64
+
 /**
  * input_next_line() - the next line, without its newline
  * @in: the reader
- * @line: set to the line, NUL-terminated and writable until the next call
+ * @line: set to the line, NUL-terminated and writable until the next call;
+ *	INPUT_LINE_SLACK bytes after its first INPUT_MAX_LINE + 1 may be read
  *
  * A line longer than INPUT_MAX_LINE is read through in constant memory and
  * returned cut there, with input_overlong() giving its real length.
@@ -70,6 +74,17 @@ long input_next_line(struct input *in, char **line);
  * Return: that length, or 0 when it was not cut.
  */
 size_t input_overlong(const struct input *in);
+
+/**
+ * input_line_has_cr() - does the line returned last hold a carriage return?
+ * @in: the reader
+ *
+ * One CR just before its newline is no part of the line; a line cut at
+ * INPUT_MAX_LINE is not looked at past its cut.
+ *
+ * Return: 1 when it does, else 0.
+ */
+int input_line_has_cr(const struct input *in);
 
 /**
  * input_file() - the file the line returned last came from

@@ -80,7 +80,8 @@ int main(void)
 		lines++;
 		if (i >= nw || (size_t)len != w[i].len || line[len] ||
 		    memcmp(line, text + w[i].off, w[i].len) || input_overlong(in) != w[i].overlong ||
-		    input_lineno(in) != i + 1) {
+		    input_lineno(in) != i + 1 ||
+		    input_line_has_cr(in) != (memchr(text + w[i].off, '\r', w[i].len) != NULL)) {
 			if (bad++ < 5)
 				printf("# line %zu: length %ld, expected %zu (overlong %zu/%zu)\n",
 				       i + 1, len, i < nw ? w[i].len : 0, input_overlong(in),
@@ -92,7 +93,8 @@ int main(void)
 			line[0] = '#';
 	}
 	CHECK(!bad && lines == nw, "%u lines of random lengths over several reads, each as written "
-	      "(CR before the newline dropped, past %d bytes cut and counted)", (unsigned int)nw,
+	      "(CR before the newline dropped, one inside told, past %d bytes cut and counted)",
+	      (unsigned int)nw,
 	      INPUT_MAX_LINE);
 	input_close(in);
 	unlink(path);
