@@ -171,6 +171,7 @@ struct task {
 	struct pidstat	*ps;		/* its waits, NULL until the first */
 	struct task	*idle_prev, *idle_next;
 	int		idle;		/* on the idle list */
+	int		live;		/* not given back to its slab (slab_walk()) */
 };
 
 struct pair_side {

@@ -7,6 +7,7 @@
  * tally.c; summary.c writes them out.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis-int.h"
 #include "anomaly.h"
@@ -26,7 +27,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	pairing_handler handler;
 	struct task *t;
 	long long v;
-	int id;
+	int id, changed = 0;
 
 	if (pl->kind == LINE_FRAME) {
 		an->raw.lines++;
@@ -81,15 +82,20 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		an->anom.backwards++;
 	t->seen = 1;
 	t->last_ts = pl->ts_ns;
-	if (pl->comm)
+	/* a task keeps its name and tgid: copied (and to its pidstat) when they change */
+	if (pl->comm && strcmp(t->comm, pl->comm)) {
 		copy_str(t->comm, sizeof(t->comm), pl->comm);
+		changed = 1;
+	}
 	v = pl_dec(pl, PF_TGID, pl->tgid);
-	if (v >= 0)
+	if (v >= 0 && t->tgid != (int)v) {
 		t->tgid = (int)v;
+		changed = 1;
+	}
 	t->prio = (int)pl_dec(pl, PF_PRIO, t->sched_prio);
 	if (t->prio < -1 || t->prio > 1000)
 		t->prio = -1;	/* a kernel prio is 0..139: not a number to compare */
-	if (t->ps) {
+	if (t->ps && changed) {
 		t->ps->tgid = t->tgid;
 		copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
 	}

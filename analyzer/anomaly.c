@@ -5,6 +5,7 @@
  * the end, time going backwards; and [LOST] markers, which truncate what is
  * open on their CPU.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "analysis-int.h"
@@ -110,39 +111,86 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 	}
 }
 
+/*
+ * A task's open intervals and calls, each by its slot: where it is, where a
+ * call keeps its CPU and [LOST] epoch (an interval keeps its own), and
+ * whether its truncation leaves an absorb for its lost end.
+ */
+static const struct task_open {
+	enum slot	slot;
+	size_t		ival;		/* offsetof() a struct ival * of struct task, or 0 */
+	size_t		call;		/* else of a struct call * */
+	size_t		cpu, epoch;	/* the call's */
+	int		absorb;
+} task_open[] = {
+	{ SLOT_FAULT_WAIT, offsetof(struct task, fw), 0, 0, 0, 1 },
+	{ SLOT_FAULT, 0, offsetof(struct task, fault),
+	  offsetof(struct task, fault_cpu), offsetof(struct task, fault_epoch), 1 },
+	{ SLOT_RETRY_GAP, 0, offsetof(struct task, gap),
+	  offsetof(struct task, gap_cpu), offsetof(struct task, gap_epoch), 0 },
+	{ SLOT_VMA_WAIT, offsetof(struct task, vw), 0, 0, 0, 1 },
+	{ SLOT_VMA_WRITE, 0, offsetof(struct task, vwrite),
+	  offsetof(struct task, vwrite_cpu), offsetof(struct task, vwrite_epoch), 1 },
+	{ SLOT_MMAP_CWAIT, offsetof(struct task, cw), 0, 0, 0, 0 },
+};
+
+static struct ival **open_ival(struct task *t, const struct task_open *o)
+{
+	return (struct ival **)((char *)t + o->ival);
+}
+
+static struct call **open_call(struct task *t, const struct task_open *o)
+{
+	return (struct call **)((char *)t + o->call);
+}
+
+/* Drop what @o says @t has open, if anything: 1 when it had. */
+static int task_drop_open(struct analysis *an, struct task *t, const struct task_open *o)
+{
+	if (o->ival) {
+		struct ival **iv = open_ival(t, o);
+
+		if (!*iv)
+			return 0;
+		ival_free(an, *iv);
+		*iv = NULL;
+	} else {
+		struct call **c = open_call(t, o);
+
+		if (!*c)
+			return 0;
+		call_put(*c);
+		*c = NULL;
+	}
+	return 1;
+}
+
+/* Was what @o says @t has open opened before a [LOST] marker of its CPU? */
+static int open_truncated(struct analysis *an, struct task *t, const struct task_open *o)
+{
+	const struct ival *iv;
+
+	if (!o->ival)
+		return *open_call(t, o) && truncated(an, *(int *)((char *)t + o->cpu),
+						     *(uint64_t *)((char *)t + o->epoch));
+	iv = *open_ival(t, o);
+	return iv && truncated(an, iv->cpu, iv->epoch);
+}
+
 void anomaly_settle_task_slow(struct analysis *an, struct task *t)
 {
+	size_t i;
+
 	if (t->stack_target && truncated(an, t->stack_target_cpu, t->stack_target_epoch))
 		stack_target_put(t);	/* its block, if any, follows the loss */
-	if (t->fw && truncated(an, t->fw->cpu, t->fw->epoch)) {
-		task_drop_fault_wait(an, t);
-		t->absorb[SLOT_FAULT_WAIT]++;
-		an->anom.truncated++;
-	}
-	if (t->fault && truncated(an, t->fault_cpu, t->fault_epoch)) {
-		call_put(t->fault);
-		t->fault = NULL;
-		t->absorb[SLOT_FAULT]++;
-		an->anom.truncated++;
-	}
-	if (t->gap && truncated(an, t->gap_cpu, t->gap_epoch)) {
-		call_put(t->gap);
-		t->gap = NULL;
-		an->anom.truncated++;
-	}
-	if (t->vw && truncated(an, t->vw->cpu, t->vw->epoch)) {
-		task_drop_vma_wait(an, t);
-		t->absorb[SLOT_VMA_WAIT]++;
-		an->anom.truncated++;
-	}
-	if (t->vwrite && truncated(an, t->vwrite_cpu, t->vwrite_epoch)) {
-		call_put(t->vwrite);
-		t->vwrite = NULL;
-		t->absorb[SLOT_VMA_WRITE]++;
-		an->anom.truncated++;
-	}
-	if (t->cw && truncated(an, t->cw->cpu, t->cw->epoch)) {
-		task_drop_cwait(an, t);
+	for (i = 0; i < ARRAY_SIZE(task_open); i++) {
+		const struct task_open *o = &task_open[i];
+
+		if (!open_truncated(an, t, o))
+			continue;
+		task_drop_open(an, t, o);
+		if (o->absorb)
+			t->absorb[o->slot]++;
 		an->anom.truncated++;
 	}
 	/* a fault whose events may be lost is no longer followed */
@@ -150,80 +198,66 @@ void anomaly_settle_task_slow(struct analysis *an, struct task *t)
 		task_end_sfault(t);
 }
 
-/* The items of @h, copied: the caller may change the table while walking them. */
-static void **htab_items(const struct htab *h, size_t *n)
+/*
+ * The end walks go over the task and slot slabs in memory order, not over
+ * their hashes: with 1e5 open faults or 5e5 open mm's, a walk in hash
+ * order takes a cache and TLB miss per object and what it holds.  Objects
+ * given back are met too: a task by its live mark, a slot by having nothing
+ * open (only empty slots are given back).  Nothing is allocated from or
+ * given back to either slab during the walks (analysis_finish() forgets no
+ * task meanwhile).
+ */
+static void task_finish(void *obj, void *ctx)
 {
-	void **v = xcalloc(h->nr + 1, sizeof(*v));
+	struct analysis *an = ctx;
+	struct task *t = obj;
 	size_t i;
 
-	*n = 0;
-	for (i = 0; i < h->cap; i++)
-		if (h->e[i].item)
-			v[(*n)++] = h->e[i].item;
-	return v;
+	if (!t->live)
+		return;
+	anomaly_settle_task(an, t);
+	for (i = 0; i < ARRAY_SIZE(task_open); i++)
+		if (task_drop_open(an, t, &task_open[i]))
+			anomaly_count(an, task_open[i].slot, SA_UNCLOSED);
+	task_end_sfault(t);
+}
+
+struct mmslot_walk {
+	struct analysis	*an;
+	struct task	*t;	/* the task of the slot met last */
+};
+
+static void mmslot_finish(void *obj, void *ctx)
+{
+	struct mmslot_walk *w = ctx;
+	struct analysis *an = w->an;
+	struct mmslot *s = obj;
+
+	if (!s->wait && !s->hold.set && !s->acq)
+		return;
+	if (!w->t || w->t->pid != s->pid)
+		w->t = task_find(an, s->pid);
+	if (w->t)
+		anomaly_settle_mmslot(an, w->t, s);
+	if (s->wait) {
+		anomaly_count(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
+		ival_free(an, s->wait);
+		s->wait = NULL;
+	}
+	if (s->hold.set) {
+		anomaly_count(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
+		s->hold.set = 0;
+	}
+	if (s->acq)
+		mmslot_drop_acq(an, s);
 }
 
 void anomaly_finish(struct analysis *an)
 {
-	struct task *t;
-	void **items;
-	size_t i, n;
+	struct mmslot_walk w = { an, NULL };
 
-	items = htab_items(&an->tt.tab, &n);
-	for (i = 0; i < n; i++) {
-		t = items[i];
-		anomaly_settle_task(an, t);
-		if (t->fw) {
-			anomaly_count(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
-			task_drop_fault_wait(an, t);
-		}
-		if (t->fault) {
-			anomaly_count(an, SLOT_FAULT, SA_UNCLOSED);
-			call_put(t->fault);
-			t->fault = NULL;
-		}
-		if (t->gap) {
-			anomaly_count(an, SLOT_RETRY_GAP, SA_UNCLOSED);
-			call_put(t->gap);
-			t->gap = NULL;
-		}
-		if (t->vw) {
-			anomaly_count(an, SLOT_VMA_WAIT, SA_UNCLOSED);
-			task_drop_vma_wait(an, t);
-		}
-		if (t->vwrite) {
-			anomaly_count(an, SLOT_VMA_WRITE, SA_UNCLOSED);
-			call_put(t->vwrite);
-			t->vwrite = NULL;
-		}
-		if (t->cw) {
-			anomaly_count(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
-			task_drop_cwait(an, t);
-		}
-		task_end_sfault(t);
-	}
-	free(items);
-	items = htab_items(&an->ms.tab, &n);
-	for (i = 0, t = NULL; i < n; i++) {
-		struct mmslot *s = items[i];
-
-		if (!t || t->pid != s->pid)
-			t = task_find(an, s->pid);
-		if (t)
-			anomaly_settle_mmslot(an, t, s);
-		if (s->wait) {
-			anomaly_count(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
-			ival_free(an, s->wait);
-			s->wait = NULL;
-		}
-		if (s->hold.set) {
-			anomaly_count(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
-			s->hold.set = 0;
-		}
-		if (s->acq)
-			mmslot_drop_acq(an, s);
-	}
-	free(items);
+	slab_walk(&an->tt.slab, sizeof(struct task), task_finish, an);
+	slab_walk(&an->ms.slab, sizeof(struct mmslot), mmslot_finish, &w);
 }
 
 void anomaly_release(struct analysis *an)

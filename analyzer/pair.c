@@ -389,8 +389,68 @@ static int is_type_c(struct analysis *an, int blocked_prio, int blocker_prio)
 	return blocked_prio < blocker_prio;
 }
 
+/*
+ * What a Type-A and a Type-B pair share: the Type-C test (counted with the
+ * kind's @c_from), the writer caller's tally, and, when top_wanted() keeps
+ * the pair, its sides (@blocked waited on @blocker; @fault is the fault side,
+ * whose user_pc its side shows; @writer the writer, whose call names the
+ * caller) and the VMA (@vma, the range of @range).
+ */
+struct pair_sides {
+	const struct ival	*blocked, *blocker, *fault, *writer;
+	uint64_t		vma;
+	const struct call	*range;
+};
+
+static void pair_ab(struct analysis *an, struct pair_rec *p, const struct pair_sides *ps,
+		    uint64_t *c_from, uint64_t *cs_pairs, uint64_t *cs_ns)
+{
+	struct pair_side *fs;
+
+	p->c = is_type_c(an, ps->blocked->prio, ps->blocker->prio);
+	if (p->c) {
+		an->ct.c_count++;
+		an->ct.c_ns += p->dur_ns;
+		(*c_from)++;
+	}
+	(*cs_pairs)++;
+	*cs_ns += p->dur_ns;
+	if (!top_wanted(an, &an->ct.top, p, ps->writer->call->caller))
+		return;
+	pair_fill(p);
+	p->start_ns = ps->blocked->start > ps->blocker->start ? ps->blocked->start :
+								   ps->blocker->start;
+	side_from(&p->blocked, ps->blocked);
+	side_from(&p->blocker, ps->blocker);
+	fs = ps->fault == ps->blocked ? &p->blocked : &p->blocker;
+	copy_str(fs->user_pc, sizeof(fs->user_pc), ps->fault->call->user_pc);
+	p->mm = ps->writer->mm;
+	p->vma = ps->vma;
+	p->vm_start = ps->range->vm_start;
+	p->vm_end = ps->range->vm_end;
+	copy_str(p->caller, sizeof(p->caller), ps->writer->call->caller);
+	top_offer(an, &an->ct.top, p);
+}
+
+/*
+ * A Type-B pair's writer @m already held the lock when the fault side
+ * began at @start, or was still queued: counted in *@holding or *@queued.
+ */
+static int pair_holding(const struct ival *m, uint64_t start, uint64_t *holding,
+			uint64_t *queued)
+{
+	int held = m->has_hold && m->hold_start <= start;
+
+	if (held)
+		(*holding)++;
+	else
+		(*queued)++;
+	return held;
+}
+
 static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 {
+	const struct pair_sides ps = { vw, fw, fw, vw, vw->vma, vw->call };
 	uint64_t dur = overlap_ns(fw, vw);
 	struct caller_stat *cs = tally_call_caller(an, vw->call);
 	struct pair_rec p;
@@ -406,31 +466,12 @@ static void pair_a(struct analysis *an, struct ival *fw, struct ival *vw)
 		an->ct.a_writers++;
 	}
 	pair_start(&p, 'A', dur);
-	p.c = is_type_c(an, vw->prio, fw->prio);
-	if (p.c) {
-		an->ct.c_count++;
-		an->ct.c_ns += dur;
-		an->ct.c_from_a++;
-	}
-	cs->a_pairs++;
-	cs->a_ns += dur;
-	if (!top_wanted(an, &an->ct.top, &p, vw->call->caller))
-		return;
-	pair_fill(&p);
-	p.start_ns = fw->start > vw->start ? fw->start : vw->start;
-	side_from(&p.blocked, vw);
-	side_from(&p.blocker, fw);
-	copy_str(p.blocker.user_pc, sizeof(p.blocker.user_pc), fw->call->user_pc);
-	p.mm = vw->mm;
-	p.vma = vw->vma;
-	p.vm_start = vw->call->vm_start;
-	p.vm_end = vw->call->vm_end;
-	copy_str(p.caller, sizeof(p.caller), vw->call->caller);
-	top_offer(an, &an->ct.top, &p);
+	pair_ab(an, &p, &ps, &an->ct.c_from_a, &cs->a_pairs, &cs->a_ns);
 }
 
 static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 {
+	const struct pair_sides ps = { r, m, r, m, r->call->vma, r->call };
 	uint64_t dur = overlap_ns(r, m);
 	struct caller_stat *cs = tally_call_caller(an, m->call);
 	struct pair_rec p;
@@ -438,11 +479,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	an->ct.b_count++;
 	an->ct.b_ns += dur;
 	pair_start(&p, 'B', dur);
-	p.holding = m->has_hold && m->hold_start <= r->start;
-	if (p.holding)
-		an->ct.b_holding++;
-	else
-		an->ct.b_queued++;
+	p.holding = pair_holding(m, r->start, &an->ct.b_holding, &an->ct.b_queued);
 	if (!(r->call->flags & CALL_B_FAULT)) {
 		r->call->flags |= CALL_B_FAULT;
 		an->ct.b_faults++;
@@ -452,27 +489,7 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 		m->flags |= IV_B_WRITER;
 		an->ct.b_writers++;
 	}
-	p.c = is_type_c(an, r->prio, m->prio);
-	if (p.c) {
-		an->ct.c_count++;
-		an->ct.c_ns += dur;
-		an->ct.c_from_b++;
-	}
-	cs->b_pairs++;
-	cs->b_ns += dur;
-	if (!top_wanted(an, &an->ct.top, &p, m->call->caller))
-		return;
-	pair_fill(&p);
-	p.start_ns = r->start > m->start ? r->start : m->start;
-	side_from(&p.blocked, r);
-	side_from(&p.blocker, m);
-	copy_str(p.blocked.user_pc, sizeof(p.blocked.user_pc), r->call->user_pc);
-	p.mm = r->mm;
-	p.vma = r->call->vma;
-	p.vm_start = r->call->vm_start;
-	p.vm_end = r->call->vm_end;
-	copy_str(p.caller, sizeof(p.caller), m->call->caller);
-	top_offer(an, &an->ct.top, &p);
+	pair_ab(an, &p, &ps, &an->ct.c_from_b, &cs->b_pairs, &cs->b_ns);
 }
 
 /* The bucket_hash() of a closing interval's keys, once per close. */
@@ -544,11 +561,7 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 	an->ct.sb_count++;
 	an->ct.sb_ns += dur;
 	pair_start(&p, 'B', dur);
-	p.holding = m->has_hold && m->hold_start <= w->start;
-	if (p.holding)
-		an->ct.sb_holding++;
-	else
-		an->ct.sb_queued++;
+	p.holding = pair_holding(m, w->start, &an->ct.sb_holding, &an->ct.sb_queued);
 	if (!(f->flags & CALL_B_FAULT)) {
 		f->flags |= CALL_B_FAULT;
 		an->ct.sb_faults++;

@@ -82,52 +82,81 @@ static void on_fault_begin(struct analysis *an, struct task *t, const struct par
 	lifecycle_fault(an->lc, c->mm, pl_hex(pl, PF_ADDRESS), pl->ts_ns);
 }
 
-static void on_fault_wait_start(struct analysis *an, struct task *t,
-				const struct parsed_line *pl)
+/*
+ * A wait of the task's fault call (fw, slot SLOT_FAULT_WAIT) or VMA write
+ * (vw, SLOT_VMA_WAIT) starts in *@open: it belongs to @owner, the call open
+ * around it, or to a call of its own when none is.
+ */
+static struct ival *wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			       struct ival **open, enum slot slot, struct call *owner)
 {
 	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 
-	if (t->fw) {
-		anomaly_count(an, SLOT_FAULT_WAIT, SA_BEGIN_NESTED);
-		task_drop_fault_wait(an, t);
+	if (*open) {
+		anomaly_count(an, slot, SA_BEGIN_NESTED);
+		ival_free(an, *open);
 	}
-	t->absorb[SLOT_FAULT_WAIT] = 0;
+	t->absorb[slot] = 0;
 	iv->mm = pl_hex(pl, PF_MM);
 	iv->vma = pl_hex(pl, PF_VMA);
 	iv->has_vma = pl_has(pl, PF_VMA);
-	iv->lock = pl_lock(pl, PF_LOCK);
-	if (t->fault) {
-		iv->call = call_get(t->fault);
+	if (owner) {
+		iv->call = call_get(owner);
 	} else {
-		an->anom.fault_wait_outside++;
 		iv->call = call_new(pl->ts_ns);
 		iv->call->mm = iv->mm;
 		iv->call->vma = iv->vma;
 	}
-	t->fw = iv;
+	*open = iv;
+	stack_target_set(an, t, iv->call, pl->cpu);
+	return iv;
+}
+
+static void on_fault_wait_start(struct analysis *an, struct task *t,
+				const struct parsed_line *pl)
+{
+	struct ival *iv;
+
+	if (!t->fault)
+		an->anom.fault_wait_outside++;
+	iv = wait_start(an, t, pl, &t->fw, SLOT_FAULT_WAIT, t->fault);
+	iv->lock = pl_lock(pl, PF_LOCK);
 	if (iv->lock == MMLOCK_FL_vma)
 		pair_open(an, L_OPEN_FW, iv);
-	stack_target_set(an, t, iv->call, pl->cpu);
+}
+
+/*
+ * The wait in *@open (slot @slot, see wait_start()) ends: the interval,
+ * closed and taken from *@open, or NULL when there is none to end (counted).
+ */
+static struct ival *wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+			     struct ival **open, enum slot slot)
+{
+	struct ival *iv = *open;
+
+	if (!iv) {
+		anomaly_end_without_begin(an, t, slot);
+		return NULL;
+	}
+	*open = NULL;
+	if (pl->ts_ns < iv->start) {
+		/* time went backwards: an anomaly, never a duration (issue 13 M3) */
+		anomaly_count(an, slot, SA_END_BEFORE_START);
+		ival_free(an, iv);
+		return NULL;
+	}
+	iv->end = pl->ts_ns;
+	return iv;
 }
 
 static void on_fault_wait_end(struct analysis *an, struct task *t,
 			      const struct parsed_line *pl)
 {
-	struct ival *iv = t->fw;
+	struct ival *iv = wait_end(an, t, pl, &t->fw, SLOT_FAULT_WAIT);
 	uint64_t ns;
 
-	if (!iv) {
-		anomaly_end_without_begin(an, t, SLOT_FAULT_WAIT);
+	if (!iv)
 		return;
-	}
-	if (pl->ts_ns < iv->start) {
-		/* time went backwards: an anomaly, never a duration (issue 13 M3) */
-		anomaly_count(an, SLOT_FAULT_WAIT, SA_END_BEFORE_START);
-		task_drop_fault_wait(an, t);
-		return;
-	}
-	t->fw = NULL;
-	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
 	hist_add(&an->dist.fault_wait, ns / 1000);
 	if (iv->lock == LOCK_UNKNOWN)
@@ -168,20 +197,33 @@ static void on_fault_retry(struct analysis *an, struct task *t, const struct par
 	t->gap_epoch = anomaly_epoch(an, pl->cpu);
 }
 
+/*
+ * The call in *@open (slot @slot: a fault call, a VMA write) ends, and with
+ * it its wait in *@wait (@wait_slot), unclosed if still open.  0 when there
+ * was no call to end (counted).
+ */
+static int call_end(struct analysis *an, struct task *t, struct call **open, enum slot slot,
+		    struct ival **wait, enum slot wait_slot)
+{
+	if (!*open) {
+		anomaly_end_without_begin(an, t, slot);
+		return 0;
+	}
+	if (*wait) {
+		anomaly_count(an, wait_slot, SA_UNCLOSED);
+		ival_free(an, *wait);
+		*wait = NULL;
+	}
+	call_put(*open);
+	*open = NULL;
+	return 1;
+}
+
 static void on_fault_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	if (!t->fault) {
-		anomaly_end_without_begin(an, t, SLOT_FAULT);
-		return;
-	}
-	if (t->fw) {
-		anomaly_count(an, SLOT_FAULT_WAIT, SA_UNCLOSED);
-		task_drop_fault_wait(an, t);
-	}
-	if (pl_bool(pl, PF_MAJOR))
+	if (call_end(an, t, &t->fault, SLOT_FAULT, &t->fw, SLOT_FAULT_WAIT) &&
+	    pl_bool(pl, PF_MAJOR))
 		an->pc.major_count++;
-	call_put(t->fault);
-	t->fault = NULL;
 }
 
 static int hex_digit(char c)
@@ -264,47 +306,24 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 static void on_vma_wait_start(struct analysis *an, struct task *t,
 			      const struct parsed_line *pl)
 {
-	struct ival *iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
+	struct call *owner = t->vwrite;
+	struct ival *iv = wait_start(an, t, pl, &t->vw, SLOT_VMA_WAIT, owner);
 
-	if (t->vw) {
-		anomaly_count(an, SLOT_VMA_WAIT, SA_BEGIN_NESTED);
-		task_drop_vma_wait(an, t);
-	}
-	t->absorb[SLOT_VMA_WAIT] = 0;
-	iv->mm = pl_hex(pl, PF_MM);
-	iv->vma = pl_hex(pl, PF_VMA);
-	iv->has_vma = pl_has(pl, PF_VMA);
-	if (t->vwrite) {
-		iv->call = call_get(t->vwrite);
-	} else {
-		iv->call = call_new(pl->ts_ns);
-		iv->call->mm = iv->mm;
-		iv->call->vma = iv->vma;
+	if (!owner) {
 		iv->call->vm_start = pl_hex(pl, PF_VM_START);
 		iv->call->vm_end = pl_hex(pl, PF_VM_END);
 	}
-	t->vw = iv;
 	pair_open(an, L_OPEN_VW, iv);
-	stack_target_set(an, t, iv->call, pl->cpu);
 }
 
 static void on_vma_wait_end(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
-	struct ival *iv = t->vw;
+	struct ival *iv = wait_end(an, t, pl, &t->vw, SLOT_VMA_WAIT);
 	struct caller_stat *cs;
 	uint64_t ns;
 
-	if (!iv) {
-		anomaly_end_without_begin(an, t, SLOT_VMA_WAIT);
+	if (!iv)
 		return;
-	}
-	if (pl->ts_ns < iv->start) {
-		anomaly_count(an, SLOT_VMA_WAIT, SA_END_BEFORE_START);
-		task_drop_vma_wait(an, t);
-		return;
-	}
-	t->vw = NULL;
-	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
 	hist_add(&an->dist.vma_wait, ns / 1000);
 	tally_wait(an, t, WAIT_VMA, ns);
@@ -321,16 +340,7 @@ static void on_vma_write_done(struct analysis *an, struct task *t,
 			     const struct parsed_line *pl)
 {
 	(void)pl;
-	if (!t->vwrite) {
-		anomaly_end_without_begin(an, t, SLOT_VMA_WRITE);
-		return;
-	}
-	if (t->vw) {
-		anomaly_count(an, SLOT_VMA_WAIT, SA_UNCLOSED);
-		task_drop_vma_wait(an, t);
-	}
-	call_put(t->vwrite);
-	t->vwrite = NULL;
+	call_end(an, t, &t->vwrite, SLOT_VMA_WRITE, &t->vw, SLOT_VMA_WAIT);
 }
 
 static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,

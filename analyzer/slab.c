@@ -39,6 +39,20 @@ void slab_free(struct slab *sl, void *p)
 	sl->free = p;
 }
 
+void slab_walk(const struct slab *sl, size_t size, void (*fn)(void *obj, void *ctx), void *ctx)
+{
+	size_t b, i;
+
+	for (b = 0; b < sl->nr_blocks; b++) {
+		/* the last block is handed out up to sl->next */
+		size_t n = b + 1 < sl->nr_blocks ? SLAB_BLOCK : SLAB_BLOCK - sl->left;
+		char *p = sl->blocks[b];
+
+		for (i = 0; i < n; i++)
+			fn(p + i * size, ctx);
+	}
+}
+
 void slab_release(struct slab *sl)
 {
 	size_t i;

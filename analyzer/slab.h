@@ -33,6 +33,20 @@ void *slab_alloc(struct slab *sl, size_t size);
 void slab_free(struct slab *sl, void *p);
 
 /**
+ * slab_walk() - call @fn on every object handed out, in memory order
+ * @sl: the slab
+ * @size: its objects' size
+ * @fn: called with each object and @ctx
+ * @ctx: for @fn
+ *
+ * Objects given back are walked too (all but their first sizeof(void *)
+ * bytes as slab_free() found them): @fn tells them by their contents.  A
+ * walk in memory order touches a million objects in a fraction of the time
+ * a walk in hash order takes.
+ */
+void slab_walk(const struct slab *sl, size_t size, void (*fn)(void *obj, void *ctx), void *ctx);
+
+/**
  * slab_release() - free every block of @sl; its objects are gone, @sl is empty
  * @sl: the slab
  */

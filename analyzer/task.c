@@ -61,6 +61,7 @@ static void task_free(struct analysis *an, struct task *t)
 	an->tt.nr--;
 	call_put(t->sfault);
 	free(t->pending_stack);
+	t->live = 0;
 	slab_free(&an->tt.slab, t);
 }
 
@@ -108,6 +109,7 @@ struct task *task_get(struct analysis *an, int pid)
 		return t;
 	}
 	t = slab_alloc(&an->tt.slab, sizeof(*t));
+	t->live = 1;
 	t->pid = pid;
 	t->tgid = -1;
 	t->prio = -1;
@@ -124,12 +126,6 @@ void task_drop_fault_wait(struct analysis *an, struct task *t)
 	t->fw = NULL;
 }
 
-void task_drop_vma_wait(struct analysis *an, struct task *t)
-{
-	ival_free(an, t->vw);
-	t->vw = NULL;
-}
-
 void task_drop_cwait(struct analysis *an, struct task *t)
 {
 	ival_free(an, t->cw);
@@ -142,19 +138,22 @@ void task_end_sfault(struct task *t)
 	t->sfault = NULL;
 }
 
+/* in memory order: see anomaly_finish() */
+static void task_release(void *obj, void *ctx)
+{
+	struct task *t = obj;
+
+	(void)ctx;
+	if (!t->live)
+		return;
+	stack_target_put(t);
+	call_put(t->sfault);
+	free(t->pending_stack);
+}
+
 void task_release_all(struct analysis *an)
 {
-	size_t i;
-
-	for (i = 0; i < an->tt.tab.cap; i++) {
-		struct task *t = an->tt.tab.e[i].item;
-
-		if (!t)
-			continue;
-		stack_target_put(t);
-		call_put(t->sfault);
-		free(t->pending_stack);
-	}
+	slab_walk(&an->tt.slab, sizeof(struct task), task_release, NULL);
 	htab_release(&an->tt.tab);
 	slab_release(&an->tt.slab);
 }

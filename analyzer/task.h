@@ -54,13 +54,6 @@ static inline void task_settle_idle(struct analysis *an, struct task *t)
 void task_drop_fault_wait(struct analysis *an, struct task *t);
 
 /**
- * task_drop_vma_wait() - forget @t's open VMA write wait
- * @an: the analysis
- * @t: the task
- */
-void task_drop_vma_wait(struct analysis *an, struct task *t);
-
-/**
  * task_drop_cwait() - forget @t's open stock contended wait
  * @an: the analysis
  * @t: the task
