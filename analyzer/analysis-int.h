@@ -106,7 +106,8 @@ struct ival {
 struct hold {
 	uint64_t	start;
 	uint64_t	epoch;		/* its CPU's [LOST] count when it began */
-	int		cpu, write, set;
+	int		cpu;
+	short		write, set;	/* a slot per open mm: kept small */
 };
 
 /* A task's mmap_lock state for one mm (custom and stock events kept apart). */

@@ -26,12 +26,15 @@ static uint64_t mmslot_hash(const struct analysis *an, int pid, uint64_t mm, int
 	return hash_mix(hash_mix(an->seed, (uint64_t)pid << 1 | (uint64_t)stock), mm);
 }
 
-static struct mmslot *mmslot_lookup(struct analysis *an, struct task *t, uint64_t mm, int stock)
+/* The hash lookup of mmslot_find(); *@h gets the key's hash. */
+static struct mmslot *mmslot_lookup(struct analysis *an, struct task *t, uint64_t mm, int stock,
+				    uint64_t *h)
 {
 	struct mm_key k = { t->pid, stock, mm };
 	struct mmslot *s;
 
-	s = htab_find(&an->ms.tab, mmslot_hash(an, t->pid, mm, stock), mmslot_eq, &k);
+	*h = mmslot_hash(an, t->pid, mm, stock);
+	s = htab_find(&an->ms.tab, *h, mmslot_eq, &k);
 	if (s)
 		t->ms = s;
 	return s;
@@ -43,19 +46,20 @@ static struct mmslot *mmslot_lookup(struct analysis *an, struct task *t, uint64_
  * inline, the hash's key is built only when it is needed.
  */
 static inline struct mmslot *mmslot_find(struct analysis *an, struct task *t, uint64_t mm,
-					 int stock)
+					 int stock, uint64_t *h)
 {
 	struct mmslot *s = t->ms;
 
 	if (s && s->mm == mm && s->stock == stock)
 		return s;
-	return mmslot_lookup(an, t, mm, stock);
+	return mmslot_lookup(an, t, mm, stock, h);
 }
 
 /* The (pid, mm) slot of mmap_lock events; a hash, whatever the number of mm's. */
 struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock)
 {
-	struct mmslot *s = mmslot_find(an, t, mm, stock);
+	uint64_t h = 0;
+	struct mmslot *s = mmslot_find(an, t, mm, stock, &h);
 
 	if (s && s == t->ms_kept) {
 		t->ms_kept = NULL;
@@ -69,7 +73,8 @@ struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int 
 	s->pid = t->pid;
 	s->mm = mm;
 	s->stock = stock;
-	htab_add(&an->ms.tab, mmslot_hash(an, t->pid, mm, stock), s);
+	/* not found: mmslot_find() looked it up in the hash, and set h */
+	htab_add(&an->ms.tab, h, s);
 	t->nr_mms++;
 	t->ms = s;
 	return s;
@@ -114,7 +119,8 @@ void mmslot_drop_acq(struct analysis *an, struct mmslot *s)
 /* The stock (pid, mm) slot, if there is one; never creates it. */
 struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm)
 {
-	struct mmslot *s = mmslot_find(an, t, mm, 1);
+	uint64_t h = 0;
+	struct mmslot *s = mmslot_find(an, t, mm, 1, &h);
 
 	if (s)
 		anomaly_settle_mmslot(an, t, s);

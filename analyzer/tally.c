@@ -345,7 +345,8 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 		return;
 	}
 	w->tgid = m->task->tgid;
-	copy_str(w->comm, sizeof(w->comm), m->task->comm);
+	if (strcmp(w->comm, m->task->comm))	/* a writer's name seldom changes */
+		copy_str(w->comm, sizeof(w->comm), m->task->comm);
 	if (m->prio >= 0)
 		w->prio = m->prio;
 	w->holds += m->has_hold;

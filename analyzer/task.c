@@ -73,7 +73,8 @@ static int task_is_idle(const struct analysis *an, const struct task *t)
 {
 	int s;
 
-	if (t->refs || t->fault || t->fw || t->gap || t->vwrite || t->vw || t->nr_mms ||
+	/* the mmap_lock slots first: the stock events have nothing else open */
+	if (t->nr_mms || t->refs || t->fault || t->fw || t->gap || t->vwrite || t->vw ||
 	    t->stack_target || t == an->stk.task)
 		return 0;
 	for (s = 0; s < SLOT_NR; s++)
