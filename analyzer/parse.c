@@ -47,6 +47,7 @@ struct key_pat {
 	const char	*name;
 	unsigned int	len;
 	int		pf;		/* enum parse_field, or -1 */
+	uint32_t	bit;		/* 1u << pf, 0 for none */
 	enum parse_conv	conv;		/* its conversion (PCONV_STR for none) */
 };
 
@@ -201,6 +202,7 @@ static int key_pat_make(struct key_pat *k, const char *name)
 	k->name = name;
 	k->len = (unsigned int)len;
 	k->pf = name_get(field_slots, name, len);
+	k->bit = k->pf >= 0 ? 1u << k->pf : 0;
 	k->conv = k->pf >= 0 ? parse_fields[k->pf].conv : PCONV_STR;
 	return 1;
 }
@@ -794,7 +796,7 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 	const struct key_pat *pk = pred[id], *kp;
 	unsigned int k = 0, nk = nr_pred[id], n = 0, i;
 	uint32_t have = 0, later = 0, ok = 0, m;
-	char *tok = p, *v, *e, c;
+	char *tok = p, *v, *v0 = NULL, *e, c;
 	/* the last place a key pattern's sixteen bytes may be loaded */
 	const char *wide_end = end + 1 - 16;
 	uint64_t x;
@@ -819,12 +821,14 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 			goto restore;
 		}
 		v = tok + kp->len + 1;
+		v0 = n ? v0 : v;
 		f = kp->pf;
-		if (f < 0 || have >> f & 1) {
+		if (!(kp->bit & ~have)) {
+			/* a key the analyzer does not read, or one met before */
 			e = find_space(v, end);
 			goto stored;
 		}
-		have |= 1u << f;
+		have |= kp->bit;
 		out->str[f] = v;
 		switch (kp->conv) {
 		case PCONV_HEX:
@@ -869,6 +873,12 @@ dec_done:
 				*pid_end = e;
 			break;
 		case PCONV_BOOL:
+			if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
+				/* the kernel's 0 and 1: no search for the end */
+				out->num[f] = v[0] == '1';
+				e = v + 1;
+				break;
+			}
 			e = find_space(v, end);
 			out->num[f] = (e - v == 1 && v[0] == '1') ||
 				      (e - v == 4 && !memcmp(v, "true", 4));
@@ -884,10 +894,6 @@ dec_done:
 		}
 stored:
 		/* split as split_payload() does; undone below if the form breaks */
-		if (!n) {
-			out->keys[0] = tok;	/* check_pid() reads the first pair */
-			out->vals[0] = v;
-		}
 		n++;
 		v[-1] = '\0';
 		c = *e;
@@ -898,6 +904,8 @@ stored:
 	}
 	out->nr_fields = (int)n;
 	out->packed = 1;
+	out->keys[0] = p;	/* check_pid() reads the first pair */
+	out->vals[0] = v0;
 	out->have |= have;
 	out->num_ok |= ok;
 	for (m = later; m; m &= m - 1)

@@ -48,6 +48,17 @@ struct dec_cpu {
 	unsigned long long ts;
 	int		lost;		/* missed count to print before the event, -1 unknown */
 	int		has_lost;
+	/*
+	 * The page's plain data events (type_len 1..28: most of them) are
+	 * walked here, as kbuffer walks them, without a library call each;
+	 * at the first other record (a time extend or stamp, padding, a long
+	 * event) kbuffer takes the page over (own_resync()).  Offsets from
+	 * the page's data: start the data's, curr and next the current and
+	 * the next record's, size the committed bytes.
+	 */
+	int		own;
+	unsigned int	start, size, curr, next;
+	int		ev_size;	/* kbuffer_event_size() of the current event */
 };
 
 /* What every page of the capture shares. */
@@ -55,6 +66,7 @@ struct dec_ctx {
 	int	page_size;
 	int	long_size;	/* of the traced kernel: 4 or 8 */
 	int	big;		/* its pages are big-endian */
+	int	own_walk;	/* the pages read here as this host reads words (own_next()) */
 };
 
 /* kbuffer's reading of a page header's commit word */
@@ -370,14 +382,71 @@ static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_deco
 			c->data = NULL;
 			continue;
 		}
-		if (c->data)
+		if (c->data) {
+			c->own = d->own_walk;
+			c->ev_size = kbuffer_event_size(c->kbuf);
+			c->start = (unsigned int)kbuffer_start_of_data(c->kbuf);
+			c->size = (unsigned int)kbuffer_subbuffer_size(c->kbuf);
+			c->curr = (unsigned int)kbuffer_curr_offset(c->kbuf) - c->start;
+			/* kbuffer's next, or past the commit when that is past it: the page ends alike */
+			c->next = c->curr + (unsigned int)kbuffer_curr_size(c->kbuf);
 			return 1;
+		}
 	}
+}
+
+/*
+ * kbuffer_next_event() of a plain data event (type_len 1..28, this host's
+ * byte order): its timestamp delta, data and size read as kbuffer reads
+ * them.  Such an event always passes event_fits(): kbuffer's current size
+ * stops at the commit.  Return: 1 with it current, 0 at the page's end, -1
+ * for any other record (kbuffer's to read: own_resync()).
+ */
+static int own_next(struct dec_cpu *c)
+{
+	uint32_t w, len;
+
+	if (c->next >= c->size)
+		return 0;
+	/* the page buffer's slack keeps a header past the commit readable */
+	memcpy(&w, (char *)c->page + c->start + c->next, 4);
+	len = w & 31;
+	if (!len || len > 28)
+		return -1;
+	c->ts += w >> 5;
+	c->curr = c->next;
+	c->next = c->curr + 4 + 4 * len;
+	c->data = (char *)c->page + c->start + c->curr + 4;
+	c->ev_size = (int)(4 * len);
+	return 1;
+}
+
+/* kbuffer takes the page over at the record own_next() left: the first event at or after it. */
+static void *own_resync(struct dec_cpu *c)
+{
+	int off = (int)(c->start + c->next);
+	void *data;
+
+	c->own = 0;
+	if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+		return NULL;
+	for (data = kbuffer_read_event(c->kbuf, &c->ts); data && kbuffer_curr_offset(c->kbuf) < off;
+	     data = kbuffer_next_event(c->kbuf, &c->ts))
+		;
+	return data;
 }
 
 static void advance(struct dec_cpu *c, const struct dec_ctx *d, struct bin_decode_stats *st)
 {
-	c->data = kbuffer_next_event(c->kbuf, &c->ts);
+	if (c->own) {
+		int r = own_next(c);
+
+		if (r > 0)
+			return;
+		c->data = r ? own_resync(c) : NULL;
+	} else {
+		c->data = kbuffer_next_event(c->kbuf, &c->ts);
+	}
 	if (c->data && !event_fits(c)) {
 		/* the rest of this page cannot be trusted */
 		st->bad_pages++;
@@ -731,6 +800,7 @@ struct bin_decoder *bin_decoder_open(const char *dir)
 	}
 	dec->d.long_size = tep_get_long_size(dec->tep) == 4 ? 4 : 8;
 	dec->d.big = tep_is_file_bigendian(dec->tep);
+	dec->d.own_walk = !dec->d.big && !tep_is_bigendian() && !tep_is_old_format(dec->tep);
 	for (i = 0; i < (int)ARRAY_SIZE(tables); i++) {
 		path = xasprintf("%s/%s", dir, tables[i].name);
 		text = read_whole(path);
@@ -832,7 +902,7 @@ int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 	dec->rec.ts = c->ts;
 	dec->rec.cpu = c->cpu;
 	dec->rec.data = c->data;
-	dec->rec.size = kbuffer_event_size(c->kbuf);
+	dec->rec.size = c->own ? c->ev_size : kbuffer_event_size(c->kbuf);
 	dec->rec.ref_count = 1;
 	e->rec = &dec->rec;
 	if (dec->rec.size >= 8 && dec->type_f) {

@@ -607,20 +607,25 @@ static int decode_more(struct input *in, size_t *partial)
 	}
 }
 
+/* The first CR of the text from @pos on, searched once for the lines that follow. */
+static __attribute__((noinline)) void cr_search(struct input *in, size_t pos)
+{
+	const char *cr = memchr(in->text + pos, '\r', in->text_len - pos);
+
+	in->cr_pos = cr ? (size_t)(cr - in->text) : SIZE_MAX;
+	in->cr_end = in->text_len;
+}
+
 /* The line from @start to its newline @nl, handed out in place (inside the buffer), no CR kept. */
-static long line_in_place(struct input *in, char *start, const char *nl, char **line)
+static inline long line_in_place(struct input *in, char *start, const char *nl, char **line)
 {
 	size_t take = (size_t)(nl - start), pos = in->text_pos;
 
 	in->text_pos += take + 1;
 	if (take && start[take - 1] == '\r')
 		take--;
-	if (pos + take > in->cr_end || in->cr_pos < pos) {
-		const char *cr = memchr(start, '\r', in->text_len - pos);
-
-		in->cr_pos = cr ? (size_t)(cr - in->text) : SIZE_MAX;
-		in->cr_end = in->text_len;
-	}
+	if (pos + take > in->cr_end || in->cr_pos < pos)
+		cr_search(in, pos);
 	in->line_cr = in->cr_pos < pos + take;
 	start[take] = '\0';
 	in->lineno++;

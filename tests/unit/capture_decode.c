@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The binary decoder's own walk of a page's plain data events against
+ * kbuffer's reading: a fixture's pages rewritten with the records the
+ * kernel may also write (a padding record, an event in the long form,
+ * a time extend carrying the next event's delta) decode to the same text,
+ * record for record, as the pages as recorded.  The walk hands each page
+ * to kbuffer at its first such record.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "test.h"
+
+#define FIXTURE		"tests/fixtures/binary-stock-stacks.capture"
+#define PAGE		4096
+#define HDR		16		/* timestamp and commit word: 8-byte longs */
+
+struct text {
+	char	*buf;
+	size_t	len, cap;
+};
+
+static int collect(const char *line, size_t len, void *ctx)
+{
+	struct text *t = ctx;
+
+	if (t->len + len + 1 > t->cap) {
+		t->cap = (t->len + len + 1) * 2;
+		t->buf = realloc(t->buf, t->cap);
+		if (!t->buf)
+			return -1;
+	}
+	memcpy(t->buf + t->len, line, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+	return 0;
+}
+
+static uint32_t get4(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void put4(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/*
+ * Rewrite one page: after its first event, by @kind, a padding record (0),
+ * its second event in the long form (1), or a time extend carrying the
+ * second event's delta (2), each where the walk meets it first.  1 when
+ * rewritten; 0 (untouched) for a page without two plain events or without
+ * room.
+ */
+static int page_rewrite(unsigned char *pg, int kind)
+{
+	unsigned char out[PAGE];
+	uint64_t commit, rest;
+	uint32_t off[2], len[2], w, o, n = 0, at;
+	size_t pos;
+
+	memcpy(&commit, pg + 8, 8);
+	if (commit >> 27 || commit + 8 > PAGE - HDR)
+		return 0;	/* flags (missed events) or no room */
+	for (pos = 0; pos < commit && n < 2; pos += 4 + len[n++]) {
+		w = get4(pg + HDR + pos);
+		if (!(w & 31) || (w & 31) > 28)
+			return 0;
+		off[n] = (uint32_t)pos;
+		len[n] = 4 * (w & 31);
+	}
+	if (n < 2)
+		return 0;
+	memset(out, 0, sizeof(out));
+	memcpy(out, pg, HDR + off[1]);
+	o = HDR + off[1];
+	w = get4(pg + HDR + off[1]);
+	at = HDR + off[1];
+	switch (kind) {
+	case 0:
+		/* padding: type 29, no delta, its length word counting the word itself */
+		put4(out + o, 29);
+		put4(out + o + 4, 4);
+		o += 8;
+		break;
+	case 1:
+		/* long form: type 0, then the data's length + 4, then the data */
+		put4(out + o, w & ~31u);
+		put4(out + o + 4, len[1] + 4);
+		o += 8;
+		at += 4;
+		break;
+	default:
+		/* the delta in a time extend (type 30) before the event */
+		put4(out + o, (w & ~31u) | 30);
+		put4(out + o + 4, 0);
+		put4(out + o + 8, w & 31);
+		o += 12;
+		at += 4;
+		break;
+	}
+	/* the rest of the original data after the bytes rewritten above */
+	rest = HDR + commit - at;
+	memcpy(out + o, pg + at, rest);
+	commit = o + rest - HDR;
+	memcpy(out + 8, &commit, 8);
+	memcpy(pg, out, PAGE);
+	return 1;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], raw[128];
+	struct text before = { 0 }, after = { 0 };
+	struct bin_decode_stats st0, st1;
+	int rc0, rc1, cpu, rewritten = 0;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(cmd, sizeof(cmd), "cp -r %s %s/cap", FIXTURE, dir);
+	if (system(cmd))
+		return 1;
+	snprintf(raw, sizeof(raw), "%s/cap", dir);
+	rc0 = bin_decode(raw, collect, &before, &st0);
+	for (cpu = 0; cpu < 64; cpu++) {
+		unsigned char *pages;
+		FILE *f;
+		long size, p;
+
+		snprintf(raw, sizeof(raw), "%s/cap/raw/cpu%03d.raw", dir, cpu);
+		f = fopen(raw, "r+b");
+		if (!f)
+			break;
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		pages = malloc((size_t)size + 1);
+		rewind(f);
+		if (!pages || fread(pages, 1, (size_t)size, f) != (size_t)size)
+			return 1;
+		for (p = 0; p + PAGE <= size; p += PAGE)
+			rewritten += page_rewrite(pages + p, (int)(p / PAGE % 3));
+		rewind(f);
+		if (fwrite(pages, 1, (size_t)size, f) != (size_t)size || fclose(f))
+			return 1;
+		free(pages);
+	}
+	snprintf(raw, sizeof(raw), "%s/cap", dir);
+	rc1 = bin_decode(raw, collect, &after, &st1);
+	CHECK(rc0 == 0 && rc1 == 0 && rewritten >= 6 && st0.events > 100 &&
+	      st1.events == st0.events && st1.bad_pages == st0.bad_pages && after.len == before.len &&
+	      !memcmp(after.buf, before.buf, before.len),
+	      "pages with a padding record, a long-form event or a time extend mid-page decode "
+	      "as the pages recorded (%d pages rewritten, %llu events)", rewritten,
+	      (unsigned long long)st1.events);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return 1;
+	free(before.buf);
+	free(after.buf);
+	return TEST_EXIT();
+}
