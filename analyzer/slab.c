@@ -7,11 +7,46 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "slab.h"
 #include "util.h"
 
-#define SLAB_BLOCK	256
+#define SLAB_BLOCK	256		/* objects in each of a slab's first blocks */
+#define SLAB_SMALL	8		/* how many such blocks before large ones */
+#define SLAB_LARGE	(2u << 20)	/* bytes of a large block: a transparent huge page */
+
+/*
+ * The objects block @b of a slab of @size-byte objects holds.  A slab that
+ * outgrew its small blocks holds many objects at once (1e5 open faults, 5e5
+ * open mm's): its further blocks are huge pages, which spare a page fault
+ * per 4 KiB of them and a TLB miss per object touched; a small trace never
+ * gets there, and its memory stays small.
+ */
+static size_t block_objs(size_t b, size_t size)
+{
+	return b < SLAB_SMALL || size > SLAB_LARGE / SLAB_BLOCK ? SLAB_BLOCK : SLAB_LARGE / size;
+}
+
+static void *block_new(size_t b, size_t size)
+{
+	size_t n = block_objs(b, size);
+	void *p;
+
+	if (n == SLAB_BLOCK || posix_memalign(&p, SLAB_LARGE, SLAB_LARGE))
+		return xmalloc(n * size);
+	/* a hint: where transparent huge pages are off, the block has 4 KiB pages */
+	madvise(p, SLAB_LARGE, MADV_HUGEPAGE);
+	return p;
+}
+
+/* Out of line: slab_alloc() is on every interval's path, a new block seldom. */
+static void __attribute__((noinline)) slab_grow(struct slab *sl, size_t size)
+{
+	sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
+	sl->next = sl->blocks[sl->nr_blocks] = block_new(sl->nr_blocks, size);
+	sl->left = block_objs(sl->nr_blocks++, size);
+}
 
 void *slab_alloc(struct slab *sl, size_t size)
 {
@@ -20,11 +55,8 @@ void *slab_alloc(struct slab *sl, size_t size)
 	if (p) {
 		sl->free = *(void **)p;
 	} else {
-		if (!sl->left) {
-			sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
-			sl->next = sl->blocks[sl->nr_blocks++] = xmalloc(SLAB_BLOCK * size);
-			sl->left = SLAB_BLOCK;
-		}
+		if (!sl->left)
+			slab_grow(sl, size);
 		p = sl->next;
 		sl->next += size;
 		sl->left--;
@@ -45,7 +77,7 @@ void slab_walk(const struct slab *sl, size_t size, void (*fn)(void *obj, void *c
 
 	for (b = 0; b < sl->nr_blocks; b++) {
 		/* the last block is handed out up to sl->next */
-		size_t n = b + 1 < sl->nr_blocks ? SLAB_BLOCK : SLAB_BLOCK - sl->left;
+		size_t n = block_objs(b, size) - (b + 1 < sl->nr_blocks ? 0 : sl->left);
 		char *p = sl->blocks[b];
 
 		for (i = 0; i < n; i++)
