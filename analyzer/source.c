@@ -84,6 +84,25 @@ struct slot {
 
 enum tev_state { TEV_UNSEEN, TEV_TYPED, TEV_TEXT };
 
+/*
+ * The decoder an event gets once (fast_build()): its number fields that
+ * need no more than a load, in groups by how the load is converted, so a
+ * record costs a load and a store for each; the other slots stay on the
+ * general path (fields_fill()).
+ */
+enum fast_class {
+	FC_U64,		/* 8 bytes as they are */
+	FC_U32,		/* 4 bytes, zero-extended */
+	FC_S32,		/* 4 bytes, sign-extended: %d of an int */
+	FC_NZ8,		/* 1 byte, true when not 0: a bool's ternary */
+	FC_NR
+};
+
+struct fast_row {
+	uint32_t	off;
+	uint32_t	pf;
+};
+
 struct tev {
 	enum tev_state		state;
 	int			id;		/* the parse id (parse.h) */
@@ -93,6 +112,12 @@ struct tev {
 	unsigned int		nr_slots;
 	struct slot		*slots;
 	unsigned long		checked;
+	/* fast_build()'s decoder: rows by class, then the slots it leaves */
+	uint32_t		fast_have, fast_num_ok;
+	unsigned int		nr_fast[FC_NR];
+	struct fast_row		*fast;
+	unsigned int		nr_slow;
+	struct slot		**slow;
 };
 
 struct pid_ent {
@@ -628,6 +653,65 @@ static void tev_setup(struct source *src, struct tev *t, struct tep_event *ev)
 	t->state = TEV_TYPED;
 }
 
+/* The class of @sl's one-load decoding, -1 when it needs the general path. */
+static int fast_class_of(const struct slot *sl)
+{
+	switch (sl->kind) {
+	case SK_HEX:
+		if (sl->size == 8 && sl->bits == 64)
+			return FC_U64;
+		return sl->size == 4 ? FC_U32 : -1;
+	case SK_DEC:
+		/* an unsigned 64-bit value past LLONG_MAX saturates: general */
+		if (sl->size == 8 && sl->bits == 64 && sl->sign)
+			return FC_U64;
+		if (sl->size != 4)
+			return -1;
+		return sl->sign && sl->bits == 32 ? FC_S32 : FC_U32;
+	case SK_BOOL_TERN:
+		return sl->size == 1 ? FC_NZ8 : -1;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Build a typed event's decoder once: its one-load slots as rows grouped by
+ * class, what they set as masks, the rest (strings, symbols, guards) kept in
+ * their order for fields_fill()'s general loop, where the key order counts.
+ */
+static void fast_build(struct tev *t)
+{
+	unsigned int i, at[FC_NR], n = 0;
+	int c;
+
+	t->fast = xcalloc(t->nr_slots + 1, sizeof(*t->fast));
+	t->slow = xcalloc(t->nr_slots + 1, sizeof(*t->slow));
+	for (i = 0; i < t->nr_slots; i++) {
+		c = fast_class_of(&t->slots[i]);
+		if (c >= 0)
+			t->nr_fast[c]++;
+		else
+			t->slow[t->nr_slow++] = &t->slots[i];
+	}
+	for (c = 0; c < FC_NR; c++) {
+		at[c] = n;
+		n += t->nr_fast[c];
+	}
+	for (i = 0; i < t->nr_slots; i++) {
+		const struct slot *sl = &t->slots[i];
+
+		c = fast_class_of(sl);
+		if (c < 0)
+			continue;
+		t->fast[at[c]].off = (uint32_t)sl->offset;
+		t->fast[at[c]++].pf = (uint32_t)sl->pf;
+		t->fast_have |= 1u << sl->pf;
+		if (sl->kind == SK_DEC)
+			t->fast_num_ok |= 1u << sl->pf;
+	}
+}
+
 static struct tev *tev_get(struct source *src, struct tep_event *ev)
 {
 	struct tev *t;
@@ -646,6 +730,8 @@ static struct tev *tev_get(struct source *src, struct tep_event *ev)
 		t = xcalloc(1, sizeof(*t));
 		src->tevs[ev->id] = t;
 		tev_setup(src, t, ev);
+		if (t->state == TEV_TYPED)
+			fast_build(t);
 	}
 	return t;
 }
@@ -828,6 +914,35 @@ static int guard_ok(const struct slot *sl, const struct tep_record *rec)
 	return 1;
 }
 
+/* The one-load fields of fast_build(): a load and a store each, no choice per field. */
+static void fast_fill(const struct tev *t, const char *data, struct parsed_line *pl)
+{
+	const struct fast_row *r = t->fast, *end;
+
+	for (end = r + t->nr_fast[FC_U64]; r < end; r++) {
+		uint64_t v;
+
+		memcpy(&v, data + r->off, 8);
+		pl->num[r->pf] = v;
+	}
+	for (end = r + t->nr_fast[FC_U32]; r < end; r++) {
+		uint32_t v;
+
+		memcpy(&v, data + r->off, 4);
+		pl->num[r->pf] = v;
+	}
+	for (end = r + t->nr_fast[FC_S32]; r < end; r++) {
+		int32_t v;
+
+		memcpy(&v, data + r->off, 4);
+		pl->num[r->pf] = (uint64_t)(int64_t)v;
+	}
+	for (end = r + t->nr_fast[FC_NZ8]; r < end; r++)
+		pl->num[r->pf] = data[r->off] != 0;
+	pl->have = t->fast_have;
+	pl->num_ok = t->fast_num_ok;
+}
+
 /* Fill @pl's slots from the record; 0 when it must be read as text. */
 static int fields_fill(struct source *src, const struct tev *t, const struct bin_event *e,
 		       struct parsed_line *pl)
@@ -835,8 +950,9 @@ static int fields_fill(struct source *src, const struct tev *t, const struct bin
 	const void *data = e->rec->data;
 	unsigned int i;
 
-	for (i = 0; i < t->nr_slots; i++) {
-		struct slot *sl = &t->slots[i];
+	fast_fill(t, data, pl);
+	for (i = 0; i < t->nr_slow; i++) {
+		struct slot *sl = t->slow[i];
 		int pf = sl->pf;
 		uint64_t v;
 
@@ -1199,6 +1315,14 @@ static int binary_next(struct source *src, struct parsed_line *pl)
 			src->head[0] = '\0';
 			return 1;
 		}
+		/* the common record, without another turn of the loop's checks */
+		if (src->ev_pending && !e->stack) {
+			src->ev_pending = 0;
+			if (typed_event(src, e, pl))
+				return 1;
+			src->nr_text++;
+			queue_text(src, e);
+		}
 	}
 }
 
@@ -1307,6 +1431,8 @@ void source_close(struct source *src)
 		for (k = 0; k < t->nr_slots; k++)
 			free(t->slots[k].syms);
 		free(t->slots);
+		free(t->fast);
+		free(t->slow);
 		free(t);
 	}
 	free(src->tevs);
