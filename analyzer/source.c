@@ -112,6 +112,8 @@ struct tev {
 	unsigned int		nr_slots;
 	struct slot		*slots;
 	unsigned long		checked;
+	unsigned long		verify_until;	/* checked below it: compared with its text */
+	int			after_checks;	/* contention or first_pid: fields_fill()'s end */
 	/* fast_build()'s decoder: rows by class, then the slots it leaves */
 	uint32_t		fast_have, fast_num_ok;
 	unsigned int		nr_fast[FC_NR];
@@ -732,6 +734,8 @@ static struct tev *tev_get(struct source *src, struct tep_event *ev)
 		tev_setup(src, t, ev);
 		if (t->state == TEV_TYPED)
 			fast_build(t);
+		t->verify_until = src->verify_all ? ULONG_MAX : VERIFY_RECORDS;
+		t->after_checks = t->contention || t->first_pid;
 	}
 	return t;
 }
@@ -1075,6 +1079,8 @@ keyed:
 			pl->vals[pl->nr_fields++] = pl->str[pf];
 		}
 	}
+	if (!t->after_checks)
+		return 1;
 	/* split_contention() wants hex digits where %p of NULL prints "(nil)" */
 	if (t->contention && !pl->num[PF_LOCK_ADDR])
 		return 0;
@@ -1182,7 +1188,7 @@ static int typed_event(struct source *src, const struct bin_event *e, struct par
 	pl->id = t->id;
 	if (!fields_fill(src, t, e, pl))
 		return 0;
-	if (t->checked < VERIFY_RECORDS || src->verify_all) {
+	if (t->checked < t->verify_until) {
 		struct parsed_line tl;
 		const char *why;
 

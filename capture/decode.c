@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,7 @@ struct bin_decoder {
 	int			stack_id;
 	struct tep_format_field	*stack_size, *stack_caller;
 	struct dec_cpu		*cur;	/* the CPU of the event handed out last */
+	unsigned long long	rival_ts;	/* the first time of the other CPUs then */
 	struct tep_record	rec;
 	struct bin_decode_stats	st;
 	/* per format id, looked up once: its format and the bytes its fields need */
@@ -873,16 +875,38 @@ const struct bin_decode_stats *bin_decoder_stats(const struct bin_decoder *dec)
 int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 {
 	struct dec_cpu *c = NULL;
-	int i, fits;
+	int fits;
 
 	/* the event handed out last lives in its page until now */
 	if (dec->cur) {
 		advance(dec->cur, &dec->d, &dec->st);
+		/*
+		 * Only its CPU moved: while it stays strictly before the others
+		 * it is the one the scan below would pick (ties go to the lower
+		 * CPU there), and runs of one CPU's events skip the scan.
+		 */
+		if (dec->cur->data && dec->cur->ts < dec->rival_ts)
+			c = dec->cur;
 		dec->cur = NULL;
 	}
-	for (i = 0; i < dec->nr; i++)
-		if (dec->cpus[i].data && (!c || dec->cpus[i].ts < c->ts))
-			c = &dec->cpus[i];
+	if (!c) {
+		int i;
+
+		dec->rival_ts = ULLONG_MAX;
+		for (i = 0; i < dec->nr; i++) {
+			struct dec_cpu *o = &dec->cpus[i];
+
+			if (!o->data)
+				continue;
+			if (!c || o->ts < c->ts) {
+				if (c && c->ts < dec->rival_ts)
+					dec->rival_ts = c->ts;
+				c = o;
+			} else if (o->ts < dec->rival_ts) {
+				dec->rival_ts = o->ts;
+			}
+		}
+	}
 	if (!c)
 		return 0;
 	memset(e, 0, sizeof(*e));
