@@ -93,6 +93,12 @@ extern const struct parse_field_desc parse_fields[PF_NR];
 struct parsed_line {
 	enum line_kind	kind;
 	const char	*comm;		/* NUL-terminated inside the line buffer */
+	/*
+	 * 1: comm is text that lives, unchanged, until the source is closed
+	 * (a binary capture's name per pid), so the same pointer is the same
+	 * name; 0: it lies in the line, rewritten by the next one.
+	 */
+	int		comm_stable;
 	int		pid;
 	int		tgid;		/* -1 when the line has no TGID column */
 	int		cpu;
@@ -132,6 +138,7 @@ static inline void parsed_line_reset(struct parsed_line *pl, enum line_kind kind
 {
 	pl->kind = kind;
 	pl->comm = NULL;
+	pl->comm_stable = 0;
 	pl->pid = 0;
 	pl->tgid = -1;
 	pl->cpu = 0;

@@ -820,7 +820,9 @@ static void header_fill(struct parsed_line *pl, enum line_kind kind, const struc
 			const struct bin_event *e)
 {
 	parsed_line_reset(pl, kind);
+	/* pid_fill()'s copy, freed by source_close() only */
 	pl->comm = p->comm;
+	pl->comm_stable = 1;
 	pl->pid = p->pid;
 	pl->tgid = p->tgid >= 0 ? p->tgid : -1;
 	pl->cpu = e->cpu;
