@@ -10,7 +10,8 @@
 # this architecture compiles has an object; not ok with the build's last
 # lines otherwise.  The object folders stay, so a later run rebuilds only what
 # changed (and ccache keeps every intermediate state).  Needs the caller's ok
-# and notok, build_progress (build-progress.sh) and MMLOCK_JOBS.
+# and notok, build_progress (build-progress.sh) and MMLOCK_JOBS; PERPATCH_FROM
+# (check-series --from) leaves the builds of the patches before it out.
 perpatch_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # perpatch_cc CROSS: the compiler, through ccache when there is one
@@ -63,6 +64,11 @@ perpatch_builds() {
 			am -q --whitespace=nowarn "$p" >/dev/null 2>&1 ||
 			{ notok "$(basename "$p"): git am on its own"; return 1; }
 		PERPATCH_LABEL=$(basename "$p")
+		# a resumed run: the tree must hold the earlier patches, their builds were done before
+		if [[ "$PERPATCH_LABEL" < "${PERPATCH_FROM:-0}" ]]; then
+			echo "skip - $PERPATCH_LABEL: builds on its own: not built in this run (--from $PERPATCH_FROM)"
+			continue
+		fi
 		for arch in $archs; do
 			obj=$work/obj-pp-$arch frag=$work/perpatch-$arch.fragment
 			cat "$perpatch_here/config/perpatch.config" ${EXTRA_FRAGMENT:+"$EXTRA_FRAGMENT"} >"$frag"
