@@ -20,3 +20,19 @@ build_progress() {
 	rm -f "$stamp"
 	return $rc
 }
+
+# work_lock LOCKFILE LABEL: one run at a time on a work tree (check-series and
+# verify-android reset and re-apply their series in it: a second run, a
+# --quick one included, would rewrite the tree under a running build).  Takes
+# an exclusive flock on LOCKFILE through fd 7, held until the shell exits;
+# while another run holds it, a line every 20 s says whose lock it waits for.
+work_lock() {
+	local lock=$1 label=$2 begin=$SECONDS
+
+	mkdir -p "$(dirname "$lock")" || return 1
+	exec 7>>"$lock" || return 1
+	until flock -w 20 7; do
+		echo "# $label: waiting for $lock (held by pid $(cat "$lock" 2>/dev/null), $((SECONDS - begin))s)"
+	done
+	echo $$ >"$lock"
+}
