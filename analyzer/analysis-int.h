@@ -139,6 +139,7 @@ struct pidstat {
 struct task {
 	int		pid, tgid, prio, sched_prio;
 	char		comm[COMM_LEN];
+	const char	*comm_src;	/* the lasting name comm was compared with, or NULL */
 	uint64_t	last_ts;
 	int		seen;
 	unsigned int	refs;		/* intervals pointing at it */

@@ -82,10 +82,17 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 		an->anom.backwards++;
 	t->seen = 1;
 	t->last_ts = pl->ts_ns;
-	/* a task keeps its name and tgid: copied (and to its pidstat) when they change */
-	if (pl->comm && strcmp(t->comm, pl->comm)) {
-		copy_str(t->comm, sizeof(t->comm), pl->comm);
-		changed = 1;
+	/*
+	 * A task keeps its name and tgid: copied (and to its pidstat) when
+	 * they change.  A binary capture's lasting per-pid name is compared
+	 * once: the same text at the same address is the same name.
+	 */
+	if (pl->comm && !(pl->comm_stable && pl->comm == t->comm_src)) {
+		if (strcmp(t->comm, pl->comm)) {
+			copy_str(t->comm, sizeof(t->comm), pl->comm);
+			changed = 1;
+		}
+		t->comm_src = pl->comm_stable ? pl->comm : NULL;
 	}
 	v = pl_dec(pl, PF_TGID, pl->tgid);
 	if (v >= 0 && t->tgid != (int)v) {

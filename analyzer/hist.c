@@ -10,6 +10,9 @@
 #define SUB		(1u << SUB_BITS)		/* sub-buckets per power of two */
 #define NR_BUCKETS	(EXACT + (64 - EXACT_BITS) * SUB)
 
+/* hist_add() counts a value below 4096 in its bucket inline */
+_Static_assert(EXACT == 4096, "hist.h's hist_add(): the exact values");
+
 static unsigned int bucket_of(uint64_t v)
 {
 	unsigned int msb, shift;
@@ -33,7 +36,7 @@ static uint64_t bucket_low(unsigned int b)
 	return ((uint64_t)(b % SUB) + SUB) << shift;
 }
 
-void hist_add(struct hist *h, uint64_t us)
+void hist_add_slow(struct hist *h, uint64_t us)
 {
 	if (!h->buckets)
 		h->buckets = xcalloc(NR_BUCKETS, sizeof(*h->buckets));

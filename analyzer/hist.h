@@ -17,11 +17,34 @@ struct hist {
 };
 
 /**
+ * hist_add_slow() - hist_add() of a first value or one of 4096 us and more
+ * @h: the distribution
+ * @us: the value, in microseconds
+ */
+void hist_add_slow(struct hist *h, uint64_t us);
+
+/**
  * hist_add() - add the value @us
  * @h: the distribution (zeroed to start)
  * @us: the value, in microseconds
+ *
+ * Inline for a short value into a distribution that has one already: a
+ * duration or two per event.
  */
-void hist_add(struct hist *h, uint64_t us);
+static inline void hist_add(struct hist *h, uint64_t us)
+{
+	if (!h->count || us >= 4096) {
+		hist_add_slow(h, us);
+		return;
+	}
+	if (us < h->min)
+		h->min = us;
+	if (us > h->max)
+		h->max = us;
+	h->count++;
+	h->sum += us;
+	h->buckets[us]++;	/* an exact bucket (bucket_of(), hist.c) */
+}
 
 /**
  * hist_percentile() - the nearest-rank @p-th percentile

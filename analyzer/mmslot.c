@@ -56,7 +56,7 @@ static inline struct mmslot *mmslot_find(struct analysis *an, struct task *t, ui
 }
 
 /* The (pid, mm) slot of mmap_lock events; a hash, whatever the number of mm's. */
-struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock)
+struct mmslot *mmslot_get_slow(struct analysis *an, struct task *t, uint64_t mm, int stock)
 {
 	uint64_t h = 0;
 	struct mmslot *s = mmslot_find(an, t, mm, stock, &h);

@@ -5,9 +5,18 @@
 
 #include <stdint.h>
 
-struct analysis;
-struct mmslot;
-struct task;
+#include "analysis-int.h"
+
+/**
+ * mmslot_get_slow() - mmslot_get() past its test of the slot used last
+ * @an: the analysis
+ * @t: the task
+ * @mm: the mm_struct pointer of the event
+ * @stock: 1 for the stock events' slot, 0 for ours
+ *
+ * Return: the slot.
+ */
+struct mmslot *mmslot_get_slow(struct analysis *an, struct task *t, uint64_t mm, int stock);
 
 /**
  * mmslot_get() - @t's slot for @mm, created when there is none
@@ -17,10 +26,24 @@ struct task;
  * @stock: 1 for the stock events' slot, 0 for ours (kept apart)
  *
  * What a [LOST] marker truncated in it is dropped first (anomaly_settle_mmslot()).
+ * A task's mmap_lock events come in runs on one mm: the slot it used last,
+ * before any marker, is taken inline.
  *
  * Return: the slot.
  */
-struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm, int stock);
+static inline struct mmslot *mmslot_get(struct analysis *an, struct task *t, uint64_t mm,
+					int stock)
+{
+	struct mmslot *s = t->ms;
+
+	if (!s || s->mm != mm || s->stock != stock || an->ep.moved)
+		return mmslot_get_slow(an, t, mm, stock);
+	if (s == t->ms_kept) {
+		t->ms_kept = NULL;
+		t->nr_mms++;
+	}
+	return s;
+}
 
 /**
  * mmslot_peek() - @t's stock slot for @mm, if there is one; never creates it

@@ -677,7 +677,7 @@ static void on_process_exit(struct analysis *an, struct task *t, const struct pa
 }
 
 /* perf builtin-lock's handler table, expanded from the contract's lists. */
-static const pairing_handler handlers[PARSE_EV_NR] = {
+const pairing_handler pairing_handlers[PARSE_EV_NR] = {
 #define EVENT_HANDLER(id, sys, name, fam, handler) [MMLOCK_EV_##id] = on_##handler,
 	MMLOCK_CUSTOM_EVENTS(EVENT_HANDLER)
 	MMLOCK_STOCK_EVENTS(EVENT_HANDLER)
@@ -687,8 +687,3 @@ static const pairing_handler handlers[PARSE_EV_NR] = {
 	EVSET_EXTRAS(EXTRA_HANDLER)
 #undef EXTRA_HANDLER
 };
-
-pairing_handler pairing_handler_of(int id)
-{
-	return id >= 0 && id < PARSE_EV_NR ? handlers[id] : NULL;
-}

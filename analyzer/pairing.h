@@ -6,20 +6,29 @@
 #ifndef MMLOCK_PAIRING_H
 #define MMLOCK_PAIRING_H
 
+#include "parse.h"
+
 struct analysis;
-struct parsed_line;
 struct task;
 
 /* @t is the event's task; NULL for sched_switch, whose line names two others. */
 typedef void (*pairing_handler)(struct analysis *an, struct task *t,
 				const struct parsed_line *pl);
 
+/* The handlers by event id, NULL for an event the analysis does not read. */
+extern const pairing_handler pairing_handlers[PARSE_EV_NR];
+
 /**
  * pairing_handler_of() - the handler of event @id
  * @id: a parsed line's id (enum mmlock_event_id or PARSE_EV_X())
  *
+ * Inline: every event is dispatched through it.
+ *
  * Return: the handler, or NULL for an event the analysis does not read.
  */
-pairing_handler pairing_handler_of(int id);
+static inline pairing_handler pairing_handler_of(int id)
+{
+	return (unsigned int)id < PARSE_EV_NR ? pairing_handlers[id] : NULL;
+}
 
 #endif /* MMLOCK_PAIRING_H */

@@ -197,10 +197,13 @@ void tally_wait(struct analysis *an, struct task *t, enum wait_kind k, uint64_t 
 			t->ps->pid = t->pid;
 			htab_add(&an->tally.pidstats, h, t->ps);
 		}
+		/*
+		 * The summary names a pid by its task's latest tgid and comm:
+		 * from here on analysis_feed() copies them when they change.
+		 */
+		t->ps->tgid = t->tgid;
+		copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
 	}
-	/* the summary names a pid by its task's latest tgid and comm */
-	t->ps->tgid = t->tgid;
-	copy_str(t->ps->comm, sizeof(t->ps->comm), t->comm);
 	w = &t->ps->ws[k];
 	w->count++;
 	w->sum_ns += ns;

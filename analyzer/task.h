@@ -15,13 +15,32 @@
 struct task *task_find(struct analysis *an, int pid);
 
 /**
+ * task_get_slow() - task_get() past its recent-task test
+ * @an: the analysis
+ * @pid: the pid
+ *
+ * Return: the task.
+ */
+struct task *task_get_slow(struct analysis *an, int pid);
+
+/**
  * task_get() - the task of @pid, created when unknown; off the idle list
  * @an: the analysis
  * @pid: the pid
  *
+ * Events come from a few tasks at a time: most are the recent task of
+ * their pid and busy, found inline.
+ *
  * Return: the task.  task_settle_idle() after its event puts it back.
  */
-struct task *task_get(struct analysis *an, int pid);
+static inline struct task *task_get(struct analysis *an, int pid)
+{
+	struct task *t = an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)];
+
+	if (t && t->pid == pid && !t->idle)
+		return t;
+	return task_get_slow(an, pid);
+}
 
 /**
  * task_settle_idle_slow() - task_settle_idle() past its quick tests
