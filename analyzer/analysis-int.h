@@ -66,9 +66,13 @@ struct call {
 	unsigned int	nwpids, capwpids;
 	uint64_t	mm, vma;
 	unsigned long	vm_start, vm_end, ino;
+	int		caller_idx;		/* its caller_stat + 1, 0: not looked up */
+	/*
+	 * The texts last, read only up to their NUL: call_new() zeroes what
+	 * comes before them and their first bytes, not their 336 bytes.
+	 */
 	char		dev[24];
 	char		caller[CALLER_LEN];
-	int		caller_idx;		/* its caller_stat + 1, 0: not looked up */
 	char		user_pc[24];		/* the faulting user instruction, as printed */
 	char		stack[STACK_LEN];
 };
@@ -140,6 +144,7 @@ struct task {
 	int		pid, tgid, prio, sched_prio;
 	char		comm[COMM_LEN];
 	const char	*comm_src;	/* the lasting name comm was compared with, or NULL */
+	uint64_t	comm_gen;	/* which copy comm is (task_table.comm_gen), 0: "" */
 	uint64_t	last_ts;
 	int		seen;
 	unsigned int	refs;		/* intervals pointing at it */
@@ -242,6 +247,7 @@ enum sweep_list { L_OPEN_FW, L_CLOSED_FW, L_OPEN_VW, L_CLOSED_VW,
 struct swriter {
 	int		pid, tgid, prio;
 	char		comm[COMM_LEN];
+	uint64_t	comm_gen;		/* the task's comm_gen copied last, 0: "" */
 	char		caller[CALLER_LEN];	/* "" when no stack was recorded */
 	int		idx;			/* its index, for the waiter pid pairs */
 	uint64_t	holds, hold_ns, hold_max_ns, queued_ns;
@@ -277,6 +283,7 @@ struct task_table {
 	struct task		*recent[TASK_RECENT];
 	struct task		*idle_head, *idle_tail;
 	size_t			nr_idle;
+	uint64_t		comm_gen;	/* task names copied so far */
 	int			finishing;	/* analysis_finish() is walking the tasks */
 	/*
 	 * The task whose event is being handled: settled once when its
@@ -417,6 +424,12 @@ struct analysis {
 	struct tally		tally;
 	struct anomaly_counts	anom;
 };
+
+/* strcmp() == 0, inline up to the first byte: empty names are common. */
+static inline int str_eq(const char *a, const char *b)
+{
+	return a[0] == b[0] && (!a[0] || !strcmp(a + 1, b + 1));
+}
 
 /* strlen-bounded copy that always terminates @dst; NULL copies as "". */
 static inline void copy_str(char *dst, size_t size, const char *src)

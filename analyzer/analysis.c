@@ -22,13 +22,9 @@
 #include "task.h"
 #include "util.h"
 
-void analysis_feed(struct analysis *an, const struct parsed_line *pl)
+/* A line that is not an event: out of line, the event path stays small. */
+static void __attribute__((noinline)) feed_other(struct analysis *an, const struct parsed_line *pl)
 {
-	pairing_handler handler;
-	struct task *t;
-	long long v;
-	int id, changed = 0;
-
 	if (pl->kind == LINE_FRAME) {
 		an->raw.lines++;
 		stack_frame(an, pl->frame);
@@ -53,6 +49,20 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	case LINE_EVENT:
 		break;
 	}
+}
+
+void analysis_feed(struct analysis *an, const struct parsed_line *pl)
+{
+	pairing_handler handler;
+	struct task *t;
+	long long v;
+	int id, changed = 0;
+
+	if (pl->kind != LINE_EVENT) {
+		feed_other(an, pl);
+		return;
+	}
+	stack_flush(an);
 	an->raw.lines++;
 	an->raw.events++;
 	if (pl->ts_ns > an->now)
@@ -90,6 +100,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	if (pl->comm && !(pl->comm_stable && pl->comm == t->comm_src)) {
 		if (strcmp(t->comm, pl->comm)) {
 			copy_str(t->comm, sizeof(t->comm), pl->comm);
+			t->comm_gen = ++an->tt.comm_gen;
 			changed = 1;
 		}
 		t->comm_src = pl->comm_stable ? pl->comm : NULL;

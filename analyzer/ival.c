@@ -9,15 +9,11 @@
 
 struct ival *ival_new(struct analysis *an, struct task *t, uint64_t ts, int cpu, int prio)
 {
-	struct ival *iv = slab_alloc(&an->ival_slab, sizeof(*iv));
+	struct ival *iv = slab_take(&an->ival_slab, sizeof(*iv));
 
-	iv->start = ts;
-	iv->task = t;
+	*iv = (struct ival){ .start = ts, .task = t, .cpu = cpu, .epoch = anomaly_epoch(an, cpu),
+			     .prio = prio, .list = -1 };
 	t->refs++;
-	iv->cpu = cpu;
-	iv->epoch = anomaly_epoch(an, cpu);
-	iv->prio = prio;
-	iv->list = -1;
 	return iv;
 }
 

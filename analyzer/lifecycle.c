@@ -130,13 +130,12 @@ static int tg_eq(const void *item, const void *key)
 	return ((const struct tg *)item)->tgid == *(const int *)key;
 }
 
-static struct tg *tg_get(struct lifecycle *lc, int tgid)
+/* tg_get() of a TGID other than the last one: out of line, events come in runs */
+static struct tg * __attribute__((noinline)) tg_get_slow(struct lifecycle *lc, int tgid)
 {
 	uint64_t h;
-	struct tg *t = lc->last;
+	struct tg *t;
 
-	if (t && t->tgid == tgid)
-		return t;
 	h = hash_mix(lc->seed, (uint64_t)tgid);
 	t = htab_find(&lc->index, h, tg_eq, &tgid);
 	if (t)
@@ -153,6 +152,32 @@ static struct tg *tg_get(struct lifecycle *lc, int tgid)
 	return lc->last = t;
 }
 
+static struct tg *tg_get(struct lifecycle *lc, int tgid)
+{
+	struct tg *t = lc->last;
+
+	return t && t->tgid == tgid ? t : tg_get_slow(lc, tgid);
+}
+
+/*
+ * The bin of @ts, once the bins are wide enough for it.  Out of line: they
+ * widen a few dozen times in a trace, and the event path stays small.
+ */
+static uint64_t __attribute__((noinline)) tg_widen(struct tg *t, uint64_t ts)
+{
+	while ((ts - t->first) / t->width >= NR_BINS) {
+		int i, k;
+
+		/* halve the resolution: merge neighbouring bins */
+		for (i = 0; i < NR_BINS / 2; i++)
+			for (k = 0; k < LC_NR; k++)
+				t->bins[i][k] = t->bins[2 * i][k] + t->bins[2 * i + 1][k];
+		memset(t->bins[NR_BINS / 2], 0, sizeof(t->bins[0]) * (NR_BINS / 2));
+		t->width *= 2;
+	}
+	return (ts - t->first) / t->width;
+}
+
 void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind kind)
 {
 	struct tg *t;
@@ -166,17 +191,9 @@ void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind k
 	}
 	if (ts < t->first)
 		ts = t->first;
-	while ((ts - t->first) / t->width >= NR_BINS) {
-		int i, k;
-
-		/* halve the resolution: merge neighbouring bins */
-		for (i = 0; i < NR_BINS / 2; i++)
-			for (k = 0; k < LC_NR; k++)
-				t->bins[i][k] = t->bins[2 * i][k] + t->bins[2 * i + 1][k];
-		memset(t->bins[NR_BINS / 2], 0, sizeof(t->bins[0]) * (NR_BINS / 2));
-		t->width *= 2;
-	}
 	b = (ts - t->first) / t->width;
+	if (b >= NR_BINS)
+		b = tg_widen(t, ts);
 	t->bins[b][kind]++;
 	t->total[kind]++;
 	if (ts > t->last)

@@ -93,10 +93,8 @@ static void mmslot_free(struct analysis *an, struct task *t, struct mmslot *s)
  * (not counted in nr_mms): its mm's next event, often the next of the task,
  * finds it again instead of a new one.
  */
-void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
+void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	if (s == t->ms_kept || s->wait || s->hold.set || s->acq)
-		return;
 	if (t->ms_kept)
 		mmslot_free(an, t, t->ms_kept);
 	t->ms_kept = s;

@@ -56,15 +56,28 @@ static inline struct mmslot *mmslot_get(struct analysis *an, struct task *t, uin
 struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm);
 
 /**
+ * mmslot_release_slow() - mmslot_release() of a slot with nothing open
+ * @an: the analysis
+ * @t: the task
+ * @s: its slot, not the one @t keeps
+ */
+void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s);
+
+/**
  * mmslot_release() - forget @t's slot @s if nothing is open in it
  * @an: the analysis
  * @t: the task
  * @s: its slot, as mmslot_get() of the same event returned it
  *
  * The latest slot @t emptied is kept, uncounted (nr_mms), for the next
- * mmslot_get() of its mm; mmslot_forget_kept() frees it with @t.
+ * mmslot_get() of its mm; mmslot_forget_kept() frees it with @t.  After
+ * every end event: the test of what is open inline.
  */
-void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s);
+static inline void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
+{
+	if (s != t->ms_kept && !s->wait && !s->hold.set && !s->acq)
+		mmslot_release_slow(an, t, s);
+}
 
 /**
  * mmslot_forget_kept() - free the emptied slot @t keeps, if any (@t is forgotten)

@@ -599,6 +599,20 @@ static void pair_s(struct analysis *an, struct ival *w, struct ival *m)
 }
 
 /*
+ * What the summary keeps of an interval leaving closed list @l for good: a
+ * stock write interval's tallies, a stock wait attributed to no writer.
+ */
+static void closed_leave(struct analysis *an, struct ival *iv, int l)
+{
+	if (l == L_CLOSED_SM)
+		tally_swriter_fold(an, iv);
+	else if (l == L_CLOSED_SW && !(iv->flags & IV_ATTR)) {
+		an->ct.unattr++;
+		an->ct.unattr_ns += iv->end - iv->start;
+	}
+}
+
+/*
  * An interval of a sweep closed: pair it with the closed intervals of the
  * other side that share its key and overlap it, keep it for the other side's
  * later closes, and drop what nothing can overlap any more.  Type-A sides
@@ -628,7 +642,8 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	if (!an->sw.lists[other_closed].head && !an->sw.lists[closed].head &&
 	    iv->end <= prune_bound(an, other_closed - 1)) {
 		iv->seq = ++an->sw.seq;
-		list_append(an, closed, iv);
+		/* counted as if it left @closed, which it never joins */
+		closed_leave(an, iv, closed);
 		ival_free(an, iv);
 		return;
 	}
@@ -707,12 +722,7 @@ void pair_open(struct analysis *an, int list, struct ival *iv)
 
 void pair_forget(struct analysis *an, struct ival *iv)
 {
-	if (iv->list == L_CLOSED_SM)
-		tally_swriter_fold(an, iv);
-	else if (iv->list == L_CLOSED_SW && !(iv->flags & IV_ATTR)) {
-		an->ct.unattr++;
-		an->ct.unattr_ns += iv->end - iv->start;
-	}
+	closed_leave(an, iv, iv->list);
 	list_remove(an, iv);
 	bucket_remove(an, iv);
 }

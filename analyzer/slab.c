@@ -40,7 +40,7 @@ static void *block_new(size_t b, size_t size)
 	return p;
 }
 
-/* Out of line: slab_alloc() is on every interval's path, a new block seldom. */
+/* Out of line: slab_take() is on every interval's path, a new block seldom. */
 static void __attribute__((noinline)) slab_grow(struct slab *sl, size_t size)
 {
 	sl->blocks = xrealloc(sl->blocks, (sl->nr_blocks + 1) * sizeof(*sl->blocks));
@@ -48,27 +48,24 @@ static void __attribute__((noinline)) slab_grow(struct slab *sl, size_t size)
 	sl->left = block_objs(sl->nr_blocks++, size);
 }
 
-void *slab_alloc(struct slab *sl, size_t size)
+void *slab_carve(struct slab *sl, size_t size)
 {
-	void *p = sl->free;
+	void *p;
 
-	if (p) {
-		sl->free = *(void **)p;
-	} else {
-		if (!sl->left)
-			slab_grow(sl, size);
-		p = sl->next;
-		sl->next += size;
-		sl->left--;
-	}
-	memset(p, 0, size);
+	if (!sl->left)
+		slab_grow(sl, size);
+	p = sl->next;
+	sl->next += size;
+	sl->left--;
 	return p;
 }
 
-void slab_free(struct slab *sl, void *p)
+void *slab_alloc(struct slab *sl, size_t size)
 {
-	*(void **)p = sl->free;
-	sl->free = p;
+	void *p = slab_take(sl, size);
+
+	memset(p, 0, size);
+	return p;
 }
 
 void slab_walk(const struct slab *sl, size_t size, void (*fn)(void *obj, void *ctx), void *ctx)

@@ -26,11 +26,44 @@ struct slab {
 void *slab_alloc(struct slab *sl, size_t size);
 
 /**
+ * slab_carve() - slab_take() of an object never handed out before
+ * @sl: the slab
+ * @size: its objects' size
+ *
+ * Return: the object, its contents undefined.
+ */
+void *slab_carve(struct slab *sl, size_t size);
+
+/**
+ * slab_take() - an object of @size bytes, its contents undefined
+ * @sl: the slab; every object taken from it has the same @size
+ * @size: at least sizeof(void *)
+ *
+ * For a caller that sets every byte it reads: intervals and calls are
+ * written whole as they are made, without a memset() of their own first.
+ *
+ * Return: the object (allocation failure exits, as xmalloc() does).
+ */
+static inline void *slab_take(struct slab *sl, size_t size)
+{
+	void *p = sl->free;
+
+	if (!p)
+		return slab_carve(sl, size);
+	sl->free = *(void **)p;
+	return p;
+}
+
+/**
  * slab_free() - give @p back to @sl's free list
  * @sl: the slab it came from
  * @p: the object
  */
-void slab_free(struct slab *sl, void *p);
+static inline void slab_free(struct slab *sl, void *p)
+{
+	*(void **)p = sl->free;
+	sl->free = p;
+}
 
 /**
  * slab_walk() - call @fn on every object handed out, in memory order

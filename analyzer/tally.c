@@ -268,7 +268,7 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 	uint64_t h;
 
 	/* a write interval is folded per hold: the same few writers over and over */
-	if (w && w->pid == pid && !strcmp(w->caller, caller))
+	if (w && w->pid == pid && str_eq(w->caller, caller))
 		return w;
 	h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
 	w = htab_find(&an->tally.swriters, h, swriter_eq, &k);
@@ -295,7 +295,7 @@ static struct scaller *scaller_get(struct analysis *an, const char *caller)
 	struct scaller *c = an->tally.scaller_last;
 	uint64_t h;
 
-	if (c && !strcmp(c->caller, caller))
+	if (c && str_eq(c->caller, caller))
 		return c;
 	h = hash_str(an->seed, caller);
 	c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
@@ -335,7 +335,10 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 	struct scaller *sc;
 	unsigned int i;
 
-	tally_stock_caller(caller, sizeof(caller), c->stack);
+	if (c->stack[0])
+		tally_stock_caller(caller, sizeof(caller), c->stack);
+	else
+		caller[0] = '\0';	/* no stack recorded, the common case */
 	sc = scaller_get(an, caller);
 	sc->holds += m->has_hold;
 	sc->waiters += c->nw;
@@ -348,8 +351,11 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 		return;
 	}
 	w->tgid = m->task->tgid;
-	if (strcmp(w->comm, m->task->comm))	/* a writer's name seldom changes */
+	/* a writer's name seldom changes: the same copy of it is the same text */
+	if (w->comm_gen != m->task->comm_gen) {
 		copy_str(w->comm, sizeof(w->comm), m->task->comm);
+		w->comm_gen = m->task->comm_gen;
+	}
 	if (m->prio >= 0)
 		w->prio = m->prio;
 	w->holds += m->has_hold;

@@ -32,10 +32,8 @@ struct task *task_find(struct analysis *an, int pid)
 	return t;
 }
 
-static void idle_unlink(struct analysis *an, struct task *t)
+void task_wake(struct analysis *an, struct task *t)
 {
-	if (!t->idle)
-		return;
 	if (t->idle_prev)
 		t->idle_prev->idle_next = t->idle_next;
 	else
@@ -55,7 +53,8 @@ static void task_free(struct analysis *an, struct task *t)
 
 	if (*r == t)
 		*r = NULL;
-	idle_unlink(an, t);
+	if (t->idle)
+		task_wake(an, t);
 	mmslot_forget_kept(an, t);
 	htab_del(&an->tt.tab, hash_mix(an->seed, (uint64_t)t->pid), t);
 	an->tt.nr--;
@@ -107,7 +106,8 @@ struct task *task_get_slow(struct analysis *an, int pid)
 	struct task *t = task_find(an, pid);
 
 	if (t) {
-		idle_unlink(an, t);
+		if (t->idle)
+			task_wake(an, t);
 		return t;
 	}
 	t = slab_alloc(&an->tt.slab, sizeof(*t));

@@ -15,6 +15,13 @@
 struct task *task_find(struct analysis *an, int pid);
 
 /**
+ * task_wake() - take @t off the idle list: an event of it came
+ * @an: the analysis
+ * @t: the task, on the idle list
+ */
+void task_wake(struct analysis *an, struct task *t);
+
+/**
  * task_get_slow() - task_get() past its recent-task test
  * @an: the analysis
  * @pid: the pid
@@ -29,7 +36,7 @@ struct task *task_get_slow(struct analysis *an, int pid);
  * @pid: the pid
  *
  * Events come from a few tasks at a time: most are the recent task of
- * their pid and busy, found inline.
+ * their pid, found inline.
  *
  * Return: the task.  task_settle_idle() after its event puts it back.
  */
@@ -37,9 +44,11 @@ static inline struct task *task_get(struct analysis *an, int pid)
 {
 	struct task *t = an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)];
 
-	if (t && t->pid == pid && !t->idle)
-		return t;
-	return task_get_slow(an, pid);
+	if (!t || t->pid != pid)
+		return task_get_slow(an, pid);
+	if (t->idle)
+		task_wake(an, t);
+	return t;
 }
 
 /**
