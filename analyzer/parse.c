@@ -316,7 +316,8 @@ static void tables_fill(void)
 	tables_ready = 1;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+	!(defined(__SSE2__) && defined(__x86_64__))
 #define HEX_WORDS	1
 /*
  * Eight hex digits at a time (little-endian words: the first byte is the
@@ -414,8 +415,16 @@ static uint64_t conv_hex(const char *v, const char *end)
 
 	if (v[0] == '0' && (v[1] | 0x20) == 'x')
 		return strtoull(v, NULL, 16);	/* a 0x prefix */
-#ifdef HEX_WORDS
-	if (v + 16 <= end) {
+#ifdef HEX_SSE2
+	if (end && v + 16 <= end) {
+		unsigned int nd = hex16(v, &n);
+
+		if (!nd || (nd == 16 && hex_val[(unsigned char)v[16]] >= 0))
+			return strtoull(v, NULL, 16);	/* blanks, a sign, saturation */
+		return n;
+	}
+#elif defined(HEX_WORDS)
+	if (end && v + 16 <= end) {
 		uint64_t x0 = load8(v), x1, m;
 		unsigned int n1;
 
@@ -479,43 +488,82 @@ static int word_id(const char *const *words, const char *v)
 	return -1;
 }
 
-/* word_id() of the @n bytes at @v. */
-static int word_id_n(const char *const *words, const char *v, size_t n)
+/* parsed_convert() of the forms its fast paths leave: strtoull(), strtoll(), words. */
+static __attribute__((noinline)) void convert_slow(struct parsed_vals *c, enum parse_field f,
+						  const char *v, const char *end)
 {
-	int i;
-
-	if (n == 7 && !memcmp(v, "unknown", 7))
-		return PARSE_WORD_UNKNOWN;
-	for (i = 0; words[i]; i++)
-		if (words[i][0] == v[0] && !strncmp(words[i], v, n) && !words[i][n])
-			return i;
-	return -1;
-}
-
-static void convert(struct parsed_line *out, enum parse_field f, const char *end)
-{
-	const char *v = out->str[f];
 	long long n;
 
 	switch (parse_fields[f].conv) {
 	case PCONV_HEX:
-		out->num[f] = conv_hex(v, end);
+		c->num[f] = conv_hex(v, end);
 		break;
 	case PCONV_DEC:
 		if (conv_dec(v, &n)) {
-			out->num[f] = (uint64_t)n;
-			out->num_ok |= 1u << f;
+			c->num[f] = (uint64_t)n;
+			c->num_ok |= 1u << f;
 		}
 		break;
 	case PCONV_BOOL:
-		out->num[f] = (v[0] == '1' && !v[1]) || (v[0] == 't' && !strcmp(v, "true"));
+		c->num[f] = (v[0] == '1' && !v[1]) || (v[0] == 't' && !strcmp(v, "true"));
 		break;
 	case PCONV_LOCK:
-		out->num[f] = (uint64_t)(int64_t)word_id(mmlock_words_fault_lock, v);
+		c->num[f] = (uint64_t)(int64_t)word_id(mmlock_words_fault_lock, v);
 		break;
 	case PCONV_STR:
 		break;
 	}
+}
+
+void parsed_convert(const struct parsed_line *pl, enum parse_field f)
+{
+	struct parsed_vals *c = pl->vc;
+	const char *v = pl->str[f];
+#if defined(HEX_SSE2) || defined(SWAR)
+	unsigned int n;
+	uint64_t x;
+#endif
+
+	c->done |= 1u << f;
+	/* the kernel's plain forms here, without a call that would cost more than they do */
+	switch (parse_fields[f].conv) {
+	case PCONV_HEX:
+#ifdef HEX_SSE2
+		/* digits up to any other byte are the value, as strtoull() reads them, but "0x" */
+		if (pl->end && v + 16 <= pl->end && (n = hex16(v, &x)) &&
+		    (n < 16 ? (v[n] | 0x20) != 'x' : hex_val[(unsigned char)v[16]] < 0)) {
+			c->num[f] = x;
+			return;
+		}
+#endif
+		break;
+	case PCONV_DEC:
+#ifdef SWAR
+		if (pl->end && v + 8 <= pl->end + 1 && (n = dec8(v, &x)) && n < 8) {
+			c->num[f] = x;
+			c->num_ok |= 1u << f;
+			return;
+		}
+#endif
+		break;
+	case PCONV_BOOL:
+		if ((v[0] == '0' || v[0] == '1') && !v[1]) {
+			c->num[f] = v[0] == '1';
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	convert_slow(c, f, v, pl->end);
+}
+
+void parsed_convert_all(const struct parsed_line *pl)
+{
+	uint32_t m;
+
+	for (m = pl->have & ~pl->v.done; m; m &= m - 1)
+		parsed_convert(pl, (enum parse_field)__builtin_ctz(m));
 }
 
 /* The first value of a field is its value, as parsed_get() finds it. */
@@ -525,15 +573,6 @@ static void set_field(struct parsed_line *out, int f, const char *v)
 		return;
 	out->have |= 1u << f;
 	out->str[f] = v;
-}
-
-/* Once every value has its end: convert each field once. */
-static void convert_fields(struct parsed_line *out, const char *end)
-{
-	uint32_t m;
-
-	for (m = out->have; m; m &= m - 1)
-		convert(out, (enum parse_field)__builtin_ctz(m), end);
 }
 
 /* How far back a CPU bracket looks: blanks before it, a "(  TGID)" column. */
@@ -693,97 +732,11 @@ static int is_end(char c)
 }
 
 /*
- * convert() of a value whose end is not written yet, for the forms the
- * kernel prints: plain digits, 0/1/true/false, a fault_lock word.  A value
- * ends at the next space or NUL (a number's conversion stops there either
- * way); a word is read to the next space, and if a later token turns out
- * to continue the value, split_payload() converts it again.  Return: the
- * first space or NUL at or after @v when this found it, NULL when the field
- * is to be converted once the line is split (and its end searched for).
- */
-static char *convert_early(struct parsed_line *out, enum parse_field f, enum parse_conv conv,
-			   char *v, const char *end)
-{
-	unsigned int i;
-	uint64_t x;
-	char *e;
-
-	switch (conv) {
-	case PCONV_HEX:
-		if (hex_val[(unsigned char)v[0]] < 0 || (v[0] == '0' && (v[1] | 0x20) == 'x'))
-			return NULL;
-#ifdef HEX_SSE2
-		if (v + 16 <= end) {
-			unsigned int n = hex16(v, &x);
-
-			if (n == 16 && hex_val[(unsigned char)v[16]] >= 0)
-				return NULL;	/* more than 16 digits: saturation */
-			out->num[f] = x;
-			return is_end(v[n]) ? v + n : NULL;
-		}
-#elif defined(HEX_WORDS)
-		if (v + 16 <= end) {
-			uint64_t m0 = ~hex_valid(load8(v)) & HIGHS, m1;
-			unsigned int n;
-
-			if (m0) {
-				n = (unsigned int)__builtin_ctzll(m0) >> 3;
-				out->num[f] = hex_pack(load8(v), n);
-				return is_end(v[n]) ? v + n : NULL;
-			}
-			m1 = ~hex_valid(load8(v + 8)) & HIGHS;
-			if (!m1 && hex_val[(unsigned char)v[16]] >= 0)
-				return NULL;	/* more than 16 digits: saturation */
-			n = m1 ? (unsigned int)__builtin_ctzll(m1) >> 3 : 8;
-			out->num[f] = n ? hex_pack(load8(v), 8) << (4 * n) | hex_pack(load8(v + 8), n) :
-				      hex_pack(load8(v), 8);
-			return is_end(v[8 + n]) ? v + 8 + n : NULL;
-		}
-#endif
-		for (x = 0, i = 0; i < 16 && hex_val[(unsigned char)v[i]] >= 0; i++)
-			x = x << 4 | (uint64_t)hex_val[(unsigned char)v[i]];
-		if (i == 16)
-			return NULL;
-		out->num[f] = x;
-		return is_end(v[i]) ? v + i : NULL;
-	case PCONV_DEC:
-		for (x = 0, i = 0; i < 18 && is_digit(v[i]); i++)
-			x = x * 10 + (uint64_t)(v[i] - '0');
-		if (!i || i == 18)
-			return NULL;
-		out->num[f] = x;
-		out->num_ok |= 1u << f;
-		return is_end(v[i]) ? v + i : NULL;
-	case PCONV_BOOL:
-		if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
-			out->num[f] = v[0] == '1';
-			return v + 1;
-		}
-		if (v[0] == 't' && v[1] == 'r' && v[2] == 'u' && v[3] == 'e' && is_end(v[4])) {
-			out->num[f] = 1;
-			return v + 4;
-		}
-		if (v[0] == 'f' && !strncmp(v, "false", 5) && is_end(v[5])) {
-			out->num[f] = 0;
-			return v + 5;
-		}
-		return NULL;
-	case PCONV_LOCK:
-		e = find_space(v, end);
-		out->num[f] = (uint64_t)(int64_t)word_id_n(mmlock_words_fault_lock, v,
-							   (size_t)(e - v));
-		return e;
-	case PCONV_STR:
-		break;
-	}
-	return NULL;
-}
-
-/*
  * The one pass of a line whose payload is exactly the contract's fields in
  * order ("key=value" separated by single spaces, no value holding a space,
- * version 1's pid= allowed first): each key compared whole, each number's
- * end found while it is converted.  Nothing is written into the line until
+ * version 1's pid= allowed first): each key compared whole, each value's
+ * end found by one scan (its conversion waits for a read: parsed_convert()).
+ * Nothing is written into the line until
  * the whole payload is known to be of that form, so anything else (a
  * [module] after a caller, a field out of order, a damaged line) goes to
  * split_payload() untouched.  The record is then what split_payload() makes
@@ -795,16 +748,16 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 {
 	const struct key_pat *pk = pred[id], *kp;
 	unsigned int k = 0, nk = nr_pred[id], n = 0, i;
-	uint32_t have = 0, later = 0, ok = 0, m;
+	uint32_t have = 0, done = 0, ok = 0;
 	char *tok = p, *v, *v0 = NULL, *e, c;
 	/* the last place a key pattern's sixteen bytes may be loaded */
 	const char *wide_end = end + 1 - 16;
+#ifdef SWAR
 	uint64_t x;
+#endif
 
 	*pid_end = NULL;
 	for (;;) {
-		int f;
-
 		if (tok <= wide_end) {
 			if (k < nk && pat_match(&pk[k], tok))
 				kp = &pk[k++];
@@ -822,76 +775,53 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 		}
 		v = tok + kp->len + 1;
 		v0 = n ? v0 : v;
-		f = kp->pf;
-		if (!(kp->bit & ~have)) {
-			/* a key the analyzer does not read, or one met before */
-			e = find_space(v, end);
-			goto stored;
-		}
-		have |= kp->bit;
-		out->str[f] = v;
-		switch (kp->conv) {
-		case PCONV_HEX:
+		if (kp->bit & ~have) {
+			/* the first value of a field the analyzer reads */
+			have |= kp->bit;
+			out->str[kp->pf] = v;
+			/*
+			 * A number whose end its conversion finds costs no more
+			 * than the search for the end: converted here.  Other
+			 * values are converted when read (parsed_convert()).
+			 */
+			switch (kp->conv) {
 #ifdef HEX_SSE2
-			if (v + 16 <= end) {
-				unsigned int nd = hex16(v, &x);
-
-				if (nd && is_end(v[nd]) && (nd < 16 || hex_val[(unsigned char)v[16]] < 0)) {
-					out->num[f] = x;
-					e = v + nd;
-					break;
+			case PCONV_HEX:
+				if (v + 16 <= end && (i = hex16(v, &x)) && is_end(v[i]) &&
+				    (i < 16 || hex_val[(unsigned char)v[16]] < 0)) {
+					out->v.num[kp->pf] = x;
+					done |= kp->bit;
+					e = v + i;
+					goto stored;
 				}
-			}
-#endif
-			for (x = 0, i = 0; i < 16 && hex_val[(unsigned char)v[i]] >= 0; i++)
-				x = x << 4 | (uint64_t)hex_val[(unsigned char)v[i]];
-			if (i && i < 16 && is_end(v[i])) {
-				out->num[f] = x;
-				e = v + i;
 				break;
-			}
-			e = find_space(v, end);
-			later |= 1u << f;
-			break;
-		case PCONV_DEC:
+#endif
 #ifdef SWAR
-			if (v + 8 <= end + 1 && (i = dec8(v, &x)) && i < 8 && is_end(v[i]))
-				goto dec_done;
+			case PCONV_DEC:
+				if (v + 8 <= end + 1 && (i = dec8(v, &x)) && i < 8 && is_end(v[i])) {
+					out->v.num[kp->pf] = x;
+					done |= kp->bit;
+					ok |= kp->bit;
+					e = v + i;
+					if (!n && kp->pf == PF_PID)
+						*pid_end = e;
+					goto stored;
+				}
+				break;
 #endif
-			for (x = 0, i = 0; i < 17 && is_digit(v[i]); i++)
-				x = x * 10 + (uint64_t)(v[i] - '0');
-			if (i && is_end(v[i]))
-				goto dec_done;
-			e = find_space(v, end);
-			later |= 1u << f;
-			break;
-dec_done:
-			out->num[f] = x;
-			ok |= 1u << f;
-			e = v + i;
-			if (f == PF_PID && !n)
-				*pid_end = e;
-			break;
-		case PCONV_BOOL:
-			if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
-				/* the kernel's 0 and 1: no search for the end */
-				out->num[f] = v[0] == '1';
-				e = v + 1;
+			case PCONV_BOOL:
+				if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
+					out->v.num[kp->pf] = v[0] == '1';
+					done |= kp->bit;
+					e = v + 1;
+					goto stored;
+				}
+				break;
+			default:
 				break;
 			}
-			e = find_space(v, end);
-			out->num[f] = (e - v == 1 && v[0] == '1') ||
-				      (e - v == 4 && !memcmp(v, "true", 4));
-			break;
-		case PCONV_LOCK:
-			e = find_space(v, end);
-			out->num[f] = (uint64_t)(int64_t)word_id_n(mmlock_words_fault_lock, v,
-								   (size_t)(e - v));
-			break;
-		default:
-			e = find_space(v, end);
-			break;
 		}
+		e = find_space(v, end);
 stored:
 		/* split as split_payload() does; undone below if the form breaks */
 		n++;
@@ -907,9 +837,8 @@ stored:
 	out->keys[0] = p;	/* check_pid() reads the first pair */
 	out->vals[0] = v0;
 	out->have |= have;
-	out->num_ok |= ok;
-	for (m = later; m; m &= m - 1)
-		convert(out, (enum parse_field)__builtin_ctz(m), end);
+	out->v.done |= done;
+	out->v.num_ok |= ok;
 	return 0;
 restore:
 	/* every value split so far ended at a blank before the next key */
@@ -928,36 +857,31 @@ restore:
  * whole (two words), and only a key out of that order is scanned and looked
  * up; both find the same key.
  */
-static char *split_payload(char *p, const char *end, int id, struct parsed_line *out)
+static void split_payload(char *p, const char *end, int id, struct parsed_line *out)
 {
 	const struct key_pat *pk = id >= 0 && id < MMLOCK_EV_NR ? pred[id] : NULL;
 	unsigned int k = 0, nk = pk ? nr_pred[id] : 0, j;
-	/* fields to convert once split: not converted early, or their value went on */
-	uint32_t later = 0, m;
-	int last = -1;		/* the field the previous key set, -1 none */
-	char *tok = p, *sp, *eq, *pid_end = NULL;
+	char *tok = p, *sp, *eq;
 
 	while (*tok) {
 		int room = out->nr_fields < PARSE_MAX_FIELDS, f, wide = tok + 16 <= end + 1;
-		enum parse_conv conv;
 		size_t len;
 
 		if (room && k < nk && (wide ? pat_match(&pk[k], tok) :
 				       same_bytes(pk[k].name, tok, pk[k].len) && tok[pk[k].len] == '=')) {
 			len = pk[k].len;
-			conv = pk[k].conv;
 			f = pk[k++].pf;
 		} else if (room && wide && pk && !k && pat_match(&v1_pid, tok)) {
 			len = v1_pid.len;	/* version 1's pid= before the contract's fields */
-			conv = v1_pid.conv;
 			f = v1_pid.pf;
 		} else {
 			for (eq = tok; key_char[(unsigned char)*eq]; eq++)
 				;
 			if (*eq != '=' || eq == tok || !room) {
-				/* a continuation of the previous value ("[module]", spaces) */
-				if (last >= 0)
-					later |= 1u << last;
+				/*
+				 * A continuation of the previous value ("[module]",
+				 * spaces): the value is converted when read, whole.
+				 */
 				sp = find_space(eq, end);
 				if (!*sp)
 					break;
@@ -966,7 +890,6 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 			}
 			len = (size_t)(eq - tok);
 			f = name_get(field_slots, tok, len);
-			conv = f >= 0 ? parse_fields[f].conv : PCONV_STR;
 			for (j = 0; j < nk; j++)
 				if (pk[j].len == len && same_bytes(pk[j].name, tok, len))
 					k = j + 1;	/* the expected order goes on from here */
@@ -979,19 +902,7 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 		out->keys[out->nr_fields] = tok;
 		out->vals[out->nr_fields] = eq + 1;
 		out->nr_fields++;
-		sp = NULL;
-		last = -1;
-		if (f >= 0 && !(out->have >> f & 1)) {
-			/* the first value of a field is its value, as parsed_get() finds it */
-			out->have |= 1u << f;
-			out->str[f] = eq + 1;
-			last = f;
-			sp = convert_early(out, (enum parse_field)f, conv, eq + 1, end);
-			if (!sp && conv != PCONV_STR)
-				later |= 1u << f;
-			if (f == PF_PID && out->nr_fields == 1)
-				pid_end = sp;
-		}
+		set_field(out, f, eq + 1);
 		/*
 		 * The stock mmap_lock events of kernels <= 6.13 print the
 		 * memcg's cgroup path with a bare %s: "" without a memcg,
@@ -1007,19 +918,11 @@ static char *split_payload(char *p, const char *end, int id, struct parsed_line 
 			tok = sp + 1;
 			continue;
 		}
-		if (!sp)
-			sp = find_space(eq + 1, end);
+		sp = find_space(eq + 1, end);
 		if (!*sp)
 			break;
 		tok = sp + 1;
 	}
-	for (m = later & out->have; m; m &= m - 1) {
-		enum parse_field f = (enum parse_field)__builtin_ctz(m);
-
-		out->num_ok &= ~(1u << f);
-		convert(out, f, end);
-	}
-	return pid_end;
 }
 
 /*
@@ -1118,7 +1021,7 @@ static void check_pid(struct parsed_line *out, const char *pid_end)
 	if (v[0] != 'p' || v[1] != 'i' || v[2] != 'd' || v[3])
 		return;
 	/* converted while splitting, digits up to the value's end: its number decides */
-	if (pid_end && !*pid_end && out->num[PF_PID] <= INT_MAX)
+	if (pid_end && !*pid_end && out->v.num[PF_PID] <= INT_MAX)
 		return;
 	/* what strtoll() accepts whole, without a sign or blanks, up to INT_MAX */
 	for (v = out->vals[0]; isdigit((unsigned char)*v) && n <= INT_MAX; v++)
@@ -1192,6 +1095,7 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	int space;
 
 	parsed_line_reset(out, LINE_HEADER);
+	out->end = end;
 	if (!tables_ready)
 		tables_fill();
 	p = skip_blanks(line, end);
@@ -1342,12 +1246,13 @@ ts_read:
 			out->what = begin ? "LOCK (flags=WORDS) in contention_begin" :
 				    "LOCK (ret=N) in contention_end";
 		}
-		convert_fields(out, end);
 		return;
 	}
 	if (colon[1] && (out->id < 0 || out->id >= MMLOCK_EV_NR || !pred_whole[out->id] ||
-			 split_payload_fast(colon + 2, end, out->id, out, &pid_end)))
-		pid_end = split_payload(colon + 2, end, out->id, out);
+			 split_payload_fast(colon + 2, end, out->id, out, &pid_end))) {
+		pid_end = NULL;
+		split_payload(colon + 2, end, out->id, out);
+	}
 	check_stock(out);
 	check_pid(out, pid_end);
 }

@@ -3,8 +3,9 @@
  * A trace text line parsed once into a typed record: its header columns, the
  * event's id in the contract (tracepoints/mmlock_events.h) or among the
  * stock-mode additions (common/evset.h), and the values of the fields the
- * analyzer reads, each converted once as the contract prints it.  Every
- * key=value pair also stays available as text (parsed_get()).
+ * analyzer reads, each converted as the contract prints it when it is first
+ * read (pl_*()).  Every key=value pair also stays available as text
+ * (parsed_get()).
  */
 #ifndef MMLOCK_PARSE_H
 #define MMLOCK_PARSE_H
@@ -90,6 +91,19 @@ struct parse_field_desc {
 /* Indexed by enum parse_field. */
 extern const struct parse_field_desc parse_fields[PF_NR];
 
+/*
+ * The converted values of a record's fields.  A text line's values are
+ * converted when a handler first reads one (most fields of a line are never
+ * read), by accessors that take a const record: they write here through the
+ * record's own pointer to it (parsed_line.vc), so a record must not be
+ * copied (the copy's pointer would still name the original's cache).
+ */
+struct parsed_vals {
+	uint32_t	done;		/* bit per present field converted (a subset of have) */
+	uint32_t	num_ok;		/* bit per done DEC field with a number */
+	uint64_t	num[PF_NR];	/* the converted value, where done (and num_ok) */
+};
+
 struct parsed_line {
 	enum line_kind	kind;
 	const char	*comm;		/* NUL-terminated inside the line buffer */
@@ -110,9 +124,11 @@ struct parsed_line {
 	const char	*what;		/* LINE_MALFORMED: what was expected */
 	/* the fields of enum parse_field, the first of each key; see pl_*() */
 	uint32_t	have;		/* bit per field present */
-	uint32_t	num_ok;		/* bit per DEC field with a number */
-	uint64_t	num[PF_NR];	/* the converted value, where have (and num_ok) */
 	const char	*str[PF_NR];	/* the text, where have */
+	/* the line's NUL: a value's conversion may read words up to it (NULL: none) */
+	const char	*end;
+	struct parsed_vals v;		/* read directly, written through vc */
+	struct parsed_vals *vc;		/* &v, set by parsed_line_reset() */
 	/*
 	 * Every key=value pair as text, in line order: read them with
 	 * parsed_get().  Packed (a line in the contract's order, read in one
@@ -149,7 +165,10 @@ static inline void parsed_line_reset(struct parsed_line *pl, enum line_kind kind
 	pl->lost = 0;
 	pl->what = NULL;
 	pl->have = 0;
-	pl->num_ok = 0;
+	pl->end = NULL;
+	pl->v.done = 0;
+	pl->v.num_ok = 0;
+	pl->vc = &pl->v;
 	pl->nr_fields = 0;
 	pl->packed = 0;
 }
@@ -180,34 +199,69 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out);
  */
 const char *parsed_get(const struct parsed_line *pl, const char *key);
 
+/**
+ * parsed_convert() - convert a field's text into its value, once
+ * @pl:		a record whose field @f is present and not converted yet
+ * @f:		the field
+ *
+ * The conversion of enum parse_conv, into @pl's cache (through @pl->vc:
+ * @pl itself stays const for its readers); pl_hex() and the others call it
+ * on a field's first read.
+ */
+void parsed_convert(const struct parsed_line *pl, enum parse_field f);
+
+/**
+ * parsed_convert_all() - convert every present field not converted yet
+ * @pl:		the record
+ *
+ * For the readers that compare every field's value (the binary source's
+ * check against the text, tests) rather than reading them through pl_*().
+ */
+void parsed_convert_all(const struct parsed_line *pl);
+
 /* Is field @f present? */
 static inline int pl_has(const struct parsed_line *pl, enum parse_field f)
 {
 	return (int)(pl->have >> f & 1);
 }
 
+/*
+ * 1 when field @f is present, its value converted (on this first read if
+ * not before); 0 when absent.  done is a subset of have: one test for a
+ * value read before or filled typed.
+ */
+static inline int pl_ready(const struct parsed_line *pl, enum parse_field f)
+{
+	if (__builtin_expect(pl->v.done >> f & 1, 1))
+		return 1;
+	if (!(pl->have >> f & 1))
+		return 0;
+	parsed_convert(pl, f);
+	return 1;
+}
+
 /* A HEX field's value, 0 when absent. */
 static inline uint64_t pl_hex(const struct parsed_line *pl, enum parse_field f)
 {
-	return pl_has(pl, f) ? pl->num[f] : 0;
+	return pl_ready(pl, f) ? pl->v.num[f] : 0;
 }
 
 /* A DEC field's value, @dflt when absent, empty or without digits. */
 static inline long long pl_dec(const struct parsed_line *pl, enum parse_field f, long long dflt)
 {
-	return pl->num_ok >> f & 1 ? (long long)pl->num[f] : dflt;
+	return pl_ready(pl, f) && (pl->v.num_ok >> f & 1) ? (long long)pl->v.num[f] : dflt;
 }
 
 /* A BOOL field: 1 for true (1 in version 1), 0 for false or absent. */
 static inline int pl_bool(const struct parsed_line *pl, enum parse_field f)
 {
-	return pl_has(pl, f) && pl->num[f];
+	return pl_ready(pl, f) && pl->v.num[f];
 }
 
 /* A LOCK field: the fault_lock index, PARSE_WORD_UNKNOWN, or -1 (also when absent). */
 static inline int pl_lock(const struct parsed_line *pl, enum parse_field f)
 {
-	return pl_has(pl, f) ? (int)(int64_t)pl->num[f] : -1;
+	return pl_ready(pl, f) ? (int)(int64_t)pl->v.num[f] : -1;
 }
 
 /* A field's text, NULL when absent. */

@@ -929,24 +929,24 @@ static void fast_fill(const struct tev *t, const char *data, struct parsed_line 
 		uint64_t v;
 
 		memcpy(&v, data + r->off, 8);
-		pl->num[r->pf] = v;
+		pl->v.num[r->pf] = v;
 	}
 	for (end = r + t->nr_fast[FC_U32]; r < end; r++) {
 		uint32_t v;
 
 		memcpy(&v, data + r->off, 4);
-		pl->num[r->pf] = v;
+		pl->v.num[r->pf] = v;
 	}
 	for (end = r + t->nr_fast[FC_S32]; r < end; r++) {
 		int32_t v;
 
 		memcpy(&v, data + r->off, 4);
-		pl->num[r->pf] = (uint64_t)(int64_t)v;
+		pl->v.num[r->pf] = (uint64_t)(int64_t)v;
 	}
 	for (end = r + t->nr_fast[FC_NZ8]; r < end; r++)
-		pl->num[r->pf] = data[r->off] != 0;
+		pl->v.num[r->pf] = data[r->off] != 0;
 	pl->have = t->fast_have;
-	pl->num_ok = t->fast_num_ok;
+	pl->v.num_ok = t->fast_num_ok;
 }
 
 /* Fill @pl's slots from the record; 0 when it must be read as text. */
@@ -971,21 +971,21 @@ static int fields_fill(struct source *src, const struct tev *t, const struct bin
 		pl->have |= 1u << pf;
 		switch (sl->kind) {
 		case SK_HEX:
-			pl->num[pf] = sl->bits == 32 ? (uint32_t)v : v;
+			pl->v.num[pf] = sl->bits == 32 ? (uint32_t)v : v;
 			break;
 		case SK_HEX_FUNC: {
 			const char *fn = bin_function(src->dec, v, NULL);
 
 			/* conv_hex() of the name: strtoull() of its leading hex digits */
-			pl->num[pf] = fn ? strtoull(fn, NULL, 16) : v;
+			pl->v.num[pf] = fn ? strtoull(fn, NULL, 16) : v;
 			break;
 		}
 		case SK_DEC:
 			v = printed(sl, v);
 			if (!sl->sign && v > (uint64_t)LLONG_MAX)
 				v = (uint64_t)LLONG_MAX;	/* strtoll() saturates */
-			pl->num[pf] = v;
-			pl->num_ok |= 1u << pf;
+			pl->v.num[pf] = v;
+			pl->v.num_ok |= 1u << pf;
 			break;
 		case SK_DEC_HEX: {
 			/* conv_dec() of hex digits: the leading decimal ones, if any */
@@ -996,21 +996,21 @@ static int fields_fill(struct source *src, const struct tev *t, const struct bin
 			for (q = sl->buf; *q >= '0' && *q <= '9'; q++)
 				n = n * 10 + (uint64_t)(*q - '0');
 			if (q != sl->buf) {
-				pl->num[pf] = n;
-				pl->num_ok |= 1u << pf;
+				pl->v.num[pf] = n;
+				pl->v.num_ok |= 1u << pf;
 			}
 			break;
 		}
 		case SK_BOOL_TERN:
-			pl->num[pf] = v != 0;
+			pl->v.num[pf] = v != 0;
 			break;
 		case SK_BOOL_DEC:
-			pl->num[pf] = printed(sl, v) == 1;
+			pl->v.num[pf] = printed(sl, v) == 1;
 			break;
 		case SK_LOCK_SYM: {
 			const struct sym *s = sym_find(sl, v);
 
-			pl->num[pf] = (uint64_t)(int64_t)(s ? s->word : -1);
+			pl->v.num[pf] = (uint64_t)(int64_t)(s ? s->word : -1);
 			break;
 		}
 		case SK_STR_SYM: {
@@ -1081,14 +1081,16 @@ keyed:
 			pl->vals[pl->nr_fields++] = pl->str[pf];
 		}
 	}
+	/* every value is read from the record, none from text: the accessors never convert */
+	pl->v.done = pl->have;
 	if (!t->after_checks)
 		return 1;
 	/* split_contention() wants hex digits where %p of NULL prints "(nil)" */
-	if (t->contention && !pl->num[PF_LOCK_ADDR])
+	if (t->contention && !pl->v.num[PF_LOCK_ADDR])
 		return 0;
 	/* check_pid(): a first pid= outside 0..INT_MAX makes the line malformed */
-	if (t->first_pid && (!(pl->num_ok >> PF_PID & 1) || (int64_t)pl->num[PF_PID] < 0 ||
-			     (int64_t)pl->num[PF_PID] > INT_MAX))
+	if (t->first_pid && (!(pl->v.num_ok >> PF_PID & 1) || (int64_t)pl->v.num[PF_PID] < 0 ||
+			     (int64_t)pl->v.num[PF_PID] > INT_MAX))
 		return 0;
 	return 1;
 }
@@ -1113,14 +1115,16 @@ static const char *differs(const struct parsed_line *a, const struct parsed_line
 		return "pid, tgid or cpu";
 	if (a->ts_ns != b->ts_ns)
 		return "timestamp";
-	if (a->have != b->have || a->num_ok != b->num_ok)
+	parsed_convert_all(a);
+	parsed_convert_all(b);
+	if (a->have != b->have || a->v.num_ok != b->v.num_ok)
 		return "which fields";
 	for (m = a->have; m; m &= m - 1) {
 		int f = __builtin_ctz(m);
 
 		if (parse_fields[f].conv == PCONV_STR ? !same_str(a->str[f], b->str[f]) :
-		    (parse_fields[f].conv != PCONV_DEC || (a->num_ok >> f & 1)) &&
-		    a->num[f] != b->num[f])
+		    (parse_fields[f].conv != PCONV_DEC || (a->v.num_ok >> f & 1)) &&
+		    a->v.num[f] != b->v.num[f])
 			return parse_fields[f].key;
 	}
 	return NULL;

@@ -186,6 +186,15 @@ int main(void)
 	      !pl_bool(&pl, PF_WRITE) && pl_bool(&pl, PF_SUCCESS) &&
 	      !strcmp(parsed_get(&pl, "write"), "1 z"),
 	      "a value continued by a token that is no key: numbers as before, \"1 z\" is not true");
+	/* values converted when first read: each record's own, never the previous line's */
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=3 reason=io lock=mmap");
+	CHECK(pl_lock(&pl, PF_LOCK) == pl_lock(&pl, PF_LOCK) && pl_hex(&pl, PF_ADDRESS) == 3 &&
+	      pl_lock(&pl, PF_LOCK) >= 0 && pl_dec(&pl, PF_INO, -4) == -4 && !pl_bool(&pl, PF_WRITE),
+	      "a value read twice reads the same; an absent one its default");
+	i = pl_lock(&pl, PF_LOCK);
+	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=4a reason=io lock=vma");
+	CHECK(pl_hex(&pl, PF_ADDRESS) == 0x4a && pl_lock(&pl, PF_LOCK) >= 0 && pl_lock(&pl, PF_LOCK) != i,
+	      "the next line's values are its own, not those read on the line before");
 	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=3 reason=io lock=vma extra");
 	CHECK(pl.kind == LINE_EVENT && pl_lock(&pl, PF_LOCK) == -1 && pl_str(&pl, PF_LOCK) &&
 	      !strcmp(pl_str(&pl, PF_LOCK), "vma extra"), "lock=\"vma extra\" is no fault_lock word");
@@ -297,6 +306,8 @@ int main(void)
 			}
 			snprintf(other, sizeof(other), "%s zz=1", line);
 			parse(line);
+			/* converted before the copy: a copy's conversions would go to pl's cache */
+			parsed_convert_all(&pl);
 			a = pl;
 			if (a.kind == LINE_EVENT && a.packed) {
 				/* the pairs left in the line are found as the arrays would find them */
@@ -316,7 +327,8 @@ int main(void)
 			fast += a.kind == LINE_EVENT && a.nr_fields == j + v1;
 			memcpy(line, buf, sizeof(line));	/* a's strings point into buf */
 			parse(other);
-			if (a.kind != pl.kind || a.have != pl.have || a.num_ok != pl.num_ok ||
+			parsed_convert_all(&pl);
+			if (a.kind != pl.kind || a.have != pl.have || a.v.num_ok != pl.v.num_ok ||
 			    !a.what != !pl.what || (a.what && strcmp(a.what, pl.what)) ||
 			    (a.kind == LINE_EVENT && (pl.nr_fields != a.nr_fields + 1 ||
 						      !parsed_get(&pl, "zz") ||
@@ -329,8 +341,8 @@ int main(void)
 					continue;
 				if (strcmp(line + (a.str[f] - buf), pl.str[f]) ||
 				    (parse_fields[f].conv != PCONV_STR &&
-				     (parse_fields[f].conv != PCONV_DEC || (a.num_ok >> f & 1)) &&
-				     a.num[f] != pl.num[f]))
+				     (parse_fields[f].conv != PCONV_DEC || (a.v.num_ok >> f & 1)) &&
+				     a.v.num[f] != pl.v.num[f]))
 					bad++, printf("# %s: %s\n", parse_fields[f].key, other);
 			}
 		}
