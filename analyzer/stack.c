@@ -15,19 +15,10 @@
 #include "task.h"
 #include "util.h"
 
-/*
- * The call a following stack block is attached to.  It holds a reference:
- * whatever ends or truncates the call meanwhile ([LOST] on its CPU, a nested
- * begin), the block is written into live memory (issue 13 H1).
- */
-void stack_target_set(struct analysis *an, struct task *t, struct call *c, int cpu)
+/* --stack-position before: the block @t read before its event goes to that event's call */
+void stack_target_fill(struct task *t, struct call *c, int cpu)
 {
-	stack_target_put(t);
-	t->stack_target = call_get(c);
-	t->stack_target_cpu = cpu;
-	t->stack_target_epoch = anomaly_epoch(an, cpu);
-	if (an->opts.stack_before && c && t->pending_stack && t->pending_cpu == cpu &&
-	    !c->stack[0]) {
+	if (c && t->pending_stack && t->pending_cpu == cpu && !c->stack[0]) {
 		copy_str(c->stack, sizeof(c->stack), t->pending_stack);
 		free(t->pending_stack);
 		t->pending_stack = NULL;

@@ -4,18 +4,8 @@
 #define MMLOCK_STACK_H
 
 #include "analysis-int.h"
+#include "anomaly.h"
 #include "call.h"
-
-/**
- * stack_target_set() - a following stack block of @t's belongs to @c
- * @an: the analysis
- * @t: the task
- * @c: the call (a reference is held until the next event of @t)
- * @cpu: the CPU of the event: only a block from it is @c's
- *
- * With --stack-position before, the block @t already read goes to @c.
- */
-void stack_target_set(struct analysis *an, struct task *t, struct call *c, int cpu);
 
 /**
  * stack_target_put() - @t's next stack block belongs to no call
@@ -27,6 +17,39 @@ static inline void stack_target_put(struct task *t)
 {
 	call_put(t->stack_target);
 	t->stack_target = NULL;
+}
+
+/**
+ * stack_target_fill() - fill @c's stack from the block @t read before it
+ * @t: the task
+ * @c: its new stack target
+ * @cpu: the CPU of the event: only a block from it is @c's
+ *
+ * For --stack-position before (stack_target_set()).
+ */
+void stack_target_fill(struct task *t, struct call *c, int cpu);
+
+/**
+ * stack_target_set() - a following stack block of @t's belongs to @c
+ * @an: the analysis
+ * @t: the task
+ * @c: the call (a reference is held until the next event of @t)
+ * @cpu: the CPU of the event: only a block from it is @c's
+ *
+ * With --stack-position before, the block @t already read goes to @c.
+ * @c is held by reference: whatever ends or truncates it meanwhile ([LOST]
+ * on its CPU, a nested begin), the block is written into live memory
+ * (issue 13 H1).  Inline: every call that may have a stack block takes it.
+ */
+static inline void stack_target_set(struct analysis *an, struct task *t, struct call *c,
+				    int cpu)
+{
+	stack_target_put(t);
+	t->stack_target = call_get(c);
+	t->stack_target_cpu = cpu;
+	t->stack_target_epoch = anomaly_epoch(an, cpu);
+	if (an->opts.stack_before)
+		stack_target_fill(t, c, cpu);
 }
 
 /**

@@ -65,12 +65,12 @@ void task_settle_idle_slow(struct analysis *an, struct task *t);
  *
  * The oldest idle tasks beyond MAX_IDLE_TASKS are forgotten, so memory
  * follows the open intervals rather than every pid ever seen (issue 13 L6).
- * Most tasks an event touches still have an interval open: that test first,
- * inline.
+ * Most tasks an event touches still have an interval or an mm slot open:
+ * those tests first, inline.
  */
 static inline void task_settle_idle(struct analysis *an, struct task *t)
 {
-	if (!t->idle && !t->refs)
+	if (!t->idle && !t->refs && !t->nr_mms)
 		task_settle_idle_slow(an, t);
 }
 
