@@ -308,9 +308,18 @@ static void tables_fill(void)
 				nr_pred[i]--;
 	for (i = 0; i < MMLOCK_EV_NR; i++) {
 		pred_whole[i] = nr_pred[i] && nr_pred[i] == mmlock_events[i].nr_fields;
-		for (f = 0; f < nr_pred[i]; f++)
+		for (f = 0; f < nr_pred[i]; f++) {
+			unsigned int g;
+
 			if (pred[i][f].len == 10 && !memcmp(pred[i][f].name, "memcg_path", 10))
 				pred_whole[i] = 0;	/* its value may hold spaces */
+			/* the one pass takes each key's value as its field's first */
+			if (!strcmp(pred[i][f].name, MMLOCK_V1_PID_FIELD))
+				pred_whole[i] = 0;
+			for (g = 0; g < f; g++)
+				if (!strcmp(pred[i][f].name, pred[i][g].name))
+					pred_whole[i] = 0;
+		}
 	}
 	key_pat_make(&v1_pid, MMLOCK_V1_PID_FIELD);
 	tables_ready = 1;
@@ -746,10 +755,11 @@ static int is_end(char c)
 static int split_payload_fast(char *p, const char *end, int id, struct parsed_line *out,
 			      char **pid_end)
 {
-	const struct key_pat *pk = pred[id], *kp;
-	unsigned int k = 0, nk = nr_pred[id], n = 0, i;
+	/* the event's template: its keys in the contract's order, kq the one expected next */
+	const struct key_pat *kq = pred[id], *kend = kq + nr_pred[id], *kp;
+	unsigned int n = 0, i;
 	uint32_t have = 0, done = 0, ok = 0;
-	char *tok = p, *v, *v0 = NULL, *e, c;
+	char *tok = p, *v, *v0, *e, c;
 	/* the last place a key pattern's sixteen bytes may be loaded */
 	const char *wide_end = end + 1 - 16;
 #ifdef SWAR
@@ -757,33 +767,35 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 #endif
 
 	*pid_end = NULL;
+	if (tok <= wide_end && !pat_match(kq, tok) && pat_match(&v1_pid, tok)) {
+		/* version 1's pid= before the contract's fields: the one key off the template */
+		kp = &v1_pid;
+		v0 = tok + kp->len + 1;
+		goto matched;
+	}
+	v0 = tok + kq->len + 1;	/* the first value, when the first key matches */
 	for (;;) {
-		if (tok <= wide_end) {
-			if (k < nk && pat_match(&pk[k], tok))
-				kp = &pk[k++];
-			else if (!n && pat_match(&v1_pid, tok))
-				kp = &v1_pid;	/* version 1 */
-			else
-				goto restore;
-		} else if (k < nk && (!pk[k].m[1] && tok + 8 <= end + 1 ?
-				      !((load8(tok) ^ pk[k].w[0]) & pk[k].m[0]) :
-				      same_bytes(pk[k].name, tok, pk[k].len) &&
-				      tok[pk[k].len] == '=')) {
-			kp = &pk[k++];	/* near the end: a key of one word, or byte by byte */
-		} else {
+		if (kq == kend)
 			goto restore;
-		}
+		if (tok <= wide_end ? !pat_match(kq, tok) :
+		    /* near the end: a key of one word, or byte by byte */
+		    !kq->m[1] && tok + 8 <= end + 1 ? (load8(tok) ^ kq->w[0]) & kq->m[0] :
+		    !same_bytes(kq->name, tok, kq->len) || tok[kq->len] != '=')
+			goto restore;
+		kp = kq++;
+matched:
 		v = tok + kp->len + 1;
-		v0 = n ? v0 : v;
-		if (kp->bit & ~have) {
-			/* the first value of a field the analyzer reads */
+		if (kp->bit) {
+			/*
+			 * A field the analyzer reads, and its first value: the
+			 * template's keys are distinct and none is version 1's
+			 * pid (tables_fill()).  A number whose end its
+			 * conversion finds costs no more than the search for the
+			 * end: converted here; other values when read
+			 * (parsed_convert()).
+			 */
 			have |= kp->bit;
 			out->str[kp->pf] = v;
-			/*
-			 * A number whose end its conversion finds costs no more
-			 * than the search for the end: converted here.  Other
-			 * values are converted when read (parsed_convert()).
-			 */
 			switch (kp->conv) {
 #ifdef HEX_SSE2
 			case PCONV_HEX:
