@@ -9,8 +9,8 @@
 # it builds with no compiler warning and every .c file the patch touches that
 # this architecture compiles has an object; not ok with the build's last
 # lines otherwise.  The object folders stay, so a later run rebuilds only what
-# changed (and ccache keeps every intermediate state).  Needs the caller's ok
-# and notok, build_progress (build-progress.sh) and MMLOCK_JOBS; PERPATCH_FROM
+# changed (and ccache keeps every intermediate state).  Needs the caller's ok,
+# notok and skip, build_progress (build-progress.sh) and MMLOCK_JOBS; PERPATCH_FROM
 # (check-series --from) leaves the builds of the patches before it out.
 perpatch_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -66,7 +66,7 @@ perpatch_builds() {
 		PERPATCH_LABEL=$(basename "$p")
 		# a resumed run: the tree must hold the earlier patches, their builds were done before
 		if [[ "$PERPATCH_LABEL" < "${PERPATCH_FROM:-0}" ]]; then
-			echo "skip - $PERPATCH_LABEL: builds on its own: not built in this run (--from $PERPATCH_FROM)"
+			skip "$PERPATCH_LABEL: builds on its own: not built in this run (--from $PERPATCH_FROM)"
 			continue
 		fi
 		for arch in $archs; do
