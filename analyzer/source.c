@@ -114,10 +114,12 @@ struct tev {
 	unsigned long		checked;
 	unsigned long		verify_until;	/* checked below it: compared with its text */
 	int			after_checks;	/* contention or first_pid: fields_fill()'s end */
-	/* fast_build()'s decoder: rows by class, then the slots it leaves */
+	int			slow_fill;	/* nr_slow or after_checks: fields_slow() */
+	/* fast_build()'s decoder: rows by class (each class ends at its fast_end), then the slots it leaves */
 	uint32_t		fast_have, fast_num_ok;
 	unsigned int		nr_fast[FC_NR];
 	struct fast_row		*fast;
+	const struct fast_row	*fast_end[FC_NR];
 	unsigned int		nr_slow;
 	struct slot		**slow;
 };
@@ -125,8 +127,21 @@ struct tev {
 struct pid_ent {
 	int		pid;		/* -1: free */
 	int		tgid;
+	int		tgid_col;	/* the record's tgid: -1 for none */
 	int		ok;		/* the header parses back to these */
 	char		*comm;		/* as the text parser cuts it */
+};
+
+/*
+ * The pid entries met last, by the pid's low bits (records switch between
+ * a few threads, each a hash probe without it); only entries that are ok.
+ * Emptied when the pid table grows (its entries move).
+ */
+#define PID_CACHE	256
+
+struct pid_slot {
+	int		pid, tgid;
+	struct pid_ent	*p;		/* NULL: empty (its pid then never matches) */
 };
 
 struct source {
@@ -148,6 +163,7 @@ struct source {
 	unsigned long		lineno;
 	struct bin_event	ev;
 	int			ev_pending;	/* ev's line comes next (after its LOST line) */
+	int			idle;		/* nothing pending: binary_take() reads on */
 	int			stack_pending;	/* ev's frames come next */
 	unsigned int		stack_i;
 	char			frame_buf[32];
@@ -158,7 +174,7 @@ struct source {
 	size_t			nr_tevs;
 	struct pid_ent		*pids;
 	size_t			pid_cap, nr_pids;
-	struct pid_ent		*last_pid;	/* the one looked up last (pids may move) */
+	struct pid_slot		pid_cache[PID_CACHE];
 	int			verify_all;
 	unsigned long		verify_diffs;
 	unsigned long		nr_typed, nr_text;	/* records each way */
@@ -712,9 +728,11 @@ static void fast_build(struct tev *t)
 		if (sl->kind == SK_DEC)
 			t->fast_num_ok |= 1u << sl->pf;
 	}
+	for (c = 0; c < FC_NR; c++)
+		t->fast_end[c] = t->fast + at[c];
 }
 
-static struct tev *tev_get(struct source *src, struct tep_event *ev)
+static struct tev * __attribute__((noinline)) tev_load(struct source *src, struct tep_event *ev)
 {
 	struct tev *t;
 
@@ -736,11 +754,34 @@ static struct tev *tev_get(struct source *src, struct tep_event *ev)
 			fast_build(t);
 		t->verify_until = src->verify_all ? ULONG_MAX : VERIFY_RECORDS;
 		t->after_checks = t->contention || t->first_pid;
+		t->slow_fill = t->nr_slow || t->after_checks;
 	}
 	return t;
 }
 
+/* The event's reading, set up by tev_load() when its first record comes. */
+static inline struct tev *tev_get(struct source *src, struct tep_event *ev)
+{
+	unsigned int id = (unsigned int)ev->id;
+
+	if (id < src->nr_tevs && src->tevs[id])
+		return src->tevs[id];
+	return tev_load(src, ev);
+}
+
 /* ------------------------------------------------------- binary: header */
+
+/* Empty every slot: each gets a pid that the slot's low bits never hold. */
+static void pid_cache_clear(struct source *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < PID_CACHE; i++) {
+		src->pid_cache[i].pid = (int)(i ^ 1);
+		src->pid_cache[i].tgid = 0;
+		src->pid_cache[i].p = NULL;
+	}
+}
 
 static unsigned int pid_hash(int pid)
 {
@@ -758,6 +799,7 @@ static void pid_fill(struct source *src, struct pid_ent *p, int pid, int tgid)
 
 	p->pid = pid;
 	p->tgid = tgid;
+	p->tgid_col = tgid >= 0 ? tgid : -1;
 	p->ok = 0;
 	p->comm = NULL;
 	if (tgid >= 0)
@@ -786,7 +828,7 @@ static struct pid_ent *pid_get(struct source *src, int pid, int tgid)
 		struct pid_ent *old = src->pids;
 		size_t cap = src->pid_cap, n = cap ? cap * 2 : 1024;
 
-		src->last_pid = NULL;
+		pid_cache_clear(src);
 		src->pids = xmalloc(n * sizeof(*src->pids));
 		for (i = 0; i < n; i++)
 			src->pids[i].pid = -1;
@@ -824,7 +866,7 @@ static void header_fill(struct parsed_line *pl, enum line_kind kind, const struc
 	pl->comm = p->comm;
 	pl->comm_stable = 1;
 	pl->pid = p->pid;
-	pl->tgid = p->tgid >= 0 ? p->tgid : -1;
+	pl->tgid = p->tgid_col;
 	pl->cpu = e->cpu;
 	/* the text shows microseconds */
 	pl->ts_ns = e->ts / 1000 * 1000;
@@ -923,40 +965,41 @@ static int guard_ok(const struct slot *sl, const struct tep_record *rec)
 /* The one-load fields of fast_build(): a load and a store each, no choice per field. */
 static void fast_fill(const struct tev *t, const char *data, struct parsed_line *pl)
 {
-	const struct fast_row *r = t->fast, *end;
+	const struct fast_row *r = t->fast, *u32 = t->fast_end[FC_U64],
+		*s32 = t->fast_end[FC_U32], *nz8 = t->fast_end[FC_S32], *end = t->fast_end[FC_NZ8];
+	uint64_t *num = pl->v.num;
 
-	for (end = r + t->nr_fast[FC_U64]; r < end; r++) {
+	for (; r < u32; r++) {
 		uint64_t v;
 
 		memcpy(&v, data + r->off, 8);
-		pl->v.num[r->pf] = v;
+		num[r->pf] = v;
 	}
-	for (end = r + t->nr_fast[FC_U32]; r < end; r++) {
+	for (; r < s32; r++) {
 		uint32_t v;
 
 		memcpy(&v, data + r->off, 4);
-		pl->v.num[r->pf] = v;
+		num[r->pf] = v;
 	}
-	for (end = r + t->nr_fast[FC_S32]; r < end; r++) {
+	for (; r < nz8; r++) {
 		int32_t v;
 
 		memcpy(&v, data + r->off, 4);
-		pl->v.num[r->pf] = (uint64_t)(int64_t)v;
+		num[r->pf] = (uint64_t)(int64_t)v;
 	}
-	for (end = r + t->nr_fast[FC_NZ8]; r < end; r++)
-		pl->v.num[r->pf] = data[r->off] != 0;
+	for (; r < end; r++)
+		num[r->pf] = data[r->off] != 0;
 	pl->have = t->fast_have;
 	pl->v.num_ok = t->fast_num_ok;
 }
 
-/* Fill @pl's slots from the record; 0 when it must be read as text. */
-static int fields_fill(struct source *src, const struct tev *t, const struct bin_event *e,
-		       struct parsed_line *pl)
+/* fields_fill() past fast_fill(): the other slots, the checks after them. */
+static int __attribute__((noinline)) fields_slow(struct source *src, const struct tev *t,
+						 const struct bin_event *e, struct parsed_line *pl)
 {
 	const void *data = e->rec->data;
 	unsigned int i;
 
-	fast_fill(t, data, pl);
 	for (i = 0; i < t->nr_slow; i++) {
 		struct slot *sl = t->slow[i];
 		int pf = sl->pf;
@@ -1095,6 +1138,18 @@ keyed:
 	return 1;
 }
 
+/* Fill @pl's slots from the record; 0 when it must be read as text. */
+static inline int fields_fill(struct source *src, const struct tev *t, const struct bin_event *e,
+			      struct parsed_line *pl)
+{
+	fast_fill(t, e->rec->data, pl);
+	if (t->slow_fill)
+		return fields_slow(src, t, e, pl);
+	/* every value is read from the record, none from text */
+	pl->v.done = pl->have;
+	return 1;
+}
+
 /* ------------------------------------------------------- binary: verify */
 
 static int same_str(const char *a, const char *b)
@@ -1173,6 +1228,55 @@ static int queued_line(struct source *src, struct parsed_line *pl)
 	return 1;
 }
 
+/*
+ * One of an event's first records (all of them under MMLOCK_SOURCE_VERIFY=1)
+ * compared with the parse of its text: 0 when they differ, and the event is
+ * read as text from now on.
+ */
+static int __attribute__((noinline)) typed_verify(struct source *src, struct tev *t,
+						  const struct bin_event *e,
+						  const struct parsed_line *pl)
+{
+	struct parsed_line tl;
+	const char *why;
+
+	t->checked++;
+	queue_text(src, e);
+	if (!queued_line(src, &tl)) {
+		why = "no line";
+	} else {
+		why = differs(pl, &tl);
+		src->lineno--;
+	}
+	src->q_live = 0;
+	if (!why)
+		return 1;
+	/* the text is right by definition: this event is read as text from now */
+	if (src->verify_all)
+		pr_warn("%s: %s: the typed record differs from the text in %s",
+			src->bin_name, t->name, why);
+	src->verify_diffs++;
+	t->state = TEV_TEXT;
+	return 0;
+}
+
+/* The pid's entry where its header columns read back (pid_get()), else NULL. */
+static inline struct pid_ent *pid_ok(struct source *src, int pid, int tgid)
+{
+	struct pid_slot *s = &src->pid_cache[(unsigned int)pid & (PID_CACHE - 1)];
+	struct pid_ent *p;
+
+	if (s->pid == pid && s->tgid == tgid)
+		return s->p;
+	p = pid_get(src, pid, tgid);
+	if (!p || !p->ok)
+		return NULL;
+	s->pid = pid;
+	s->tgid = tgid;
+	s->p = p;
+	return p;
+}
+
 /* The typed record of @e; 0 when it must be read as text. */
 static int typed_event(struct source *src, const struct bin_event *e, struct parsed_line *pl)
 {
@@ -1181,10 +1285,8 @@ static int typed_event(struct source *src, const struct bin_event *e, struct par
 
 	if (!e->ev || e->ts >= TS_UNPRINTABLE)
 		return 0;
-	p = src->last_pid && src->last_pid->pid == e->pid && src->last_pid->tgid == e->tgid ?
-	    src->last_pid : pid_get(src, e->pid, e->tgid);
-	src->last_pid = p;
-	if (!p || !p->ok)
+	p = pid_ok(src, e->pid, e->tgid);
+	if (!p)
 		return 0;
 	t = tev_get(src, e->ev);
 	if (!t || t->state != TEV_TYPED)
@@ -1194,29 +1296,8 @@ static int typed_event(struct source *src, const struct bin_event *e, struct par
 	pl->id = t->id;
 	if (!fields_fill(src, t, e, pl))
 		return 0;
-	if (t->checked < t->verify_until) {
-		struct parsed_line tl;
-		const char *why;
-
-		t->checked++;
-		queue_text(src, e);
-		if (!queued_line(src, &tl)) {
-			why = "no line";
-		} else {
-			why = differs(pl, &tl);
-			src->lineno--;
-		}
-		src->q_live = 0;
-		if (why) {
-			/* the text is right by definition: this event is read as text from now */
-			if (src->verify_all)
-				pr_warn("%s: %s: the typed record differs from the text in %s",
-					src->bin_name, t->name, why);
-			src->verify_diffs++;
-			t->state = TEV_TEXT;
-			return 0;
-		}
-	}
+	if (t->checked < t->verify_until && !typed_verify(src, t, e, pl))
+		return 0;
 	src->lineno++;
 	src->head[0] = '\0';
 	src->head_cut = 0;
@@ -1279,9 +1360,52 @@ static void binary_end(struct source *src)
 	}
 }
 
-static int binary_next(struct source *src, struct parsed_line *pl)
+/*
+ * The next record of the capture, typed where it can be: 1 with @pl filled
+ * (the record, or its LOST line), 0 when it is left to binary_slow() (its
+ * text queued, its stack or its event after the LOST line pending), -1 at
+ * the end.  Only a typed record leaves src->idle as it was.
+ */
+static inline int binary_take(struct source *src, struct parsed_line *pl)
 {
 	struct bin_event *e = &src->ev;
+
+	if (!bin_decoder_next(src->dec, e)) {
+		src->idle = 0;
+		binary_end(src);
+		return -1;
+	}
+	/* the common record: typed straight away */
+	if (!e->lost && !e->damaged && !e->stack && typed_event(src, e, pl))
+		return 1;
+	src->idle = 0;
+	src->ev_pending = !e->damaged;
+	if (e->lost) {
+		parsed_line_reset(pl, LINE_LOST);
+		pl->cpu = e->cpu;
+		pl->lost = e->lost;
+		src->lineno++;
+		src->head[0] = '\0';
+		return 1;
+	}
+	if (src->ev_pending && !e->stack) {
+		/* typed_event() said no above: its text */
+		src->ev_pending = 0;
+		src->nr_text++;
+		queue_text(src, e);
+	}
+	return 0;
+}
+
+/*
+ * What is pending first: the lines of a record read as text, a stack's
+ * frames, an event after its LOST line; then the next record, from when
+ * nothing is pending on through binary_take() alone (src->idle).
+ */
+static int __attribute__((noinline)) binary_slow(struct source *src, struct parsed_line *pl)
+{
+	struct bin_event *e = &src->ev;
+	int r;
 
 	for (;;) {
 		if (src->q_live && queued_line(src, pl))
@@ -1313,29 +1437,27 @@ static int binary_next(struct source *src, struct parsed_line *pl)
 			queue_text(src, e);
 			continue;
 		}
-		if (src->ended || !src->dec || !bin_decoder_next(src->dec, e)) {
+		if (src->ended || !src->dec) {
 			if (!src->ended)
 				binary_end(src);
 			return 0;
 		}
-		src->ev_pending = !e->damaged;
-		if (e->lost) {
-			parsed_line_reset(pl, LINE_LOST);
-			pl->cpu = e->cpu;
-			pl->lost = e->lost;
-			src->lineno++;
-			src->head[0] = '\0';
-			return 1;
-		}
-		/* the common record, without another turn of the loop's checks */
-		if (src->ev_pending && !e->stack) {
-			src->ev_pending = 0;
-			if (typed_event(src, e, pl))
-				return 1;
-			src->nr_text++;
-			queue_text(src, e);
-		}
+		src->idle = 1;
+		r = binary_take(src, pl);
+		if (r)
+			return r > 0;
 	}
+}
+
+static inline int binary_next(struct source *src, struct parsed_line *pl)
+{
+	if (src->idle) {
+		int r = binary_take(src, pl);
+
+		if (r)
+			return r > 0;
+	}
+	return binary_slow(src, pl);
 }
 
 /* ------------------------------------------------------------------ API */
@@ -1371,6 +1493,7 @@ struct source *source_open(char *const *paths, int npaths, input_error_fn fn, vo
 	else
 		src->tep = bin_decoder_tep(src->dec);
 	trace_seq_init(&src->seq);
+	pid_cache_clear(src);
 	return src;
 }
 

@@ -54,11 +54,11 @@ struct dec_cpu {
 	 * walked here, as kbuffer walks them, without a library call each;
 	 * at the first other record (a time extend or stamp, padding, a long
 	 * event) kbuffer takes the page over (own_resync()).  Offsets from
-	 * the page's data: start the data's, curr and next the current and
-	 * the next record's, size the committed bytes.
+	 * the page's data: start the data's, next the next record's, size
+	 * the committed bytes.
 	 */
 	int		own;
-	unsigned int	start, size, curr, next;
+	unsigned int	start, size, next;
 	int		ev_size;	/* kbuffer_event_size() of the current event */
 };
 
@@ -82,9 +82,21 @@ struct tgid_map {
 };
 
 struct ev_info {
-	int		known;
 	struct tep_event *ev;
+	int		known;
 	int		min_size;	/* record_fits(): the end of its last field, -1: never */
+	int		stack;		/* an ftrace kernel_stack record */
+};
+
+/*
+ * pid -> tgid answers by the pid's low bits: a run of records switches
+ * between a few threads (the CPUs' records interleave), each a binary
+ * search of saved_tgids without it.
+ */
+#define TGID_CACHE	256
+
+struct tgid_slot {
+	int	pid, tgid;
 };
 
 /* A binary capture being read (bin_decoder_open()). */
@@ -104,7 +116,13 @@ struct bin_decoder {
 	struct ev_info		*info;
 	size_t			nr_info;
 	struct tep_format_field	*type_f, *pid_f;	/* common_type, common_pid */
-	int			last_pid, last_tgid;
+	/*
+	 * Where both are (type_f): read from the record's first 8 bytes as
+	 * (word >> shift) & mask, the shifts of this host's byte order.
+	 */
+	unsigned int		type_shift, pid_shift;
+	uint64_t		type_mask;
+	struct tgid_slot	tgc[TGID_CACHE];
 	char			*kallsyms;	/* its path until it is read */
 };
 
@@ -389,9 +407,9 @@ static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_deco
 			c->ev_size = kbuffer_event_size(c->kbuf);
 			c->start = (unsigned int)kbuffer_start_of_data(c->kbuf);
 			c->size = (unsigned int)kbuffer_subbuffer_size(c->kbuf);
-			c->curr = (unsigned int)kbuffer_curr_offset(c->kbuf) - c->start;
 			/* kbuffer's next, or past the commit when that is past it: the page ends alike */
-			c->next = c->curr + (unsigned int)kbuffer_curr_size(c->kbuf);
+			c->next = (unsigned int)kbuffer_curr_offset(c->kbuf) - c->start +
+				  (unsigned int)kbuffer_curr_size(c->kbuf);
 			return 1;
 		}
 	}
@@ -416,9 +434,8 @@ static int own_next(struct dec_cpu *c)
 	if (!len || len > 28)
 		return -1;
 	c->ts += w >> 5;
-	c->curr = c->next;
-	c->next = c->curr + 4 + 4 * len;
-	c->data = (char *)c->page + c->start + c->curr + 4;
+	c->data = (char *)c->page + c->start + c->next + 4;
+	c->next += 4 + 4 * len;
 	c->ev_size = (int)(4 * len);
 	return 1;
 }
@@ -438,24 +455,37 @@ static void *own_resync(struct dec_cpu *c)
 	return data;
 }
 
-static void advance(struct dec_cpu *c, const struct dec_ctx *d, struct bin_decode_stats *st)
+/*
+ * advance() past what own_next() reads (@r: its answer, 0 when the page is
+ * kbuffer's): kbuffer's records, the page's end, damage.  Out of line, so
+ * that the common step keeps no registers for it.
+ */
+static void __attribute__((noinline)) advance_slow(struct dec_cpu *c, const struct dec_ctx *d,
+						   struct bin_decode_stats *st, int r)
 {
-	if (c->own) {
-		int r = own_next(c);
-
-		if (r > 0)
-			return;
+	if (c->own)
 		c->data = r ? own_resync(c) : NULL;
-	} else {
+	else
 		c->data = kbuffer_next_event(c->kbuf, &c->ts);
-	}
 	if (c->data && !event_fits(c)) {
 		/* the rest of this page cannot be trusted */
 		st->bad_pages++;
 		c->data = NULL;
 	}
-	if (!c->data && !next_page(c, d, st))
+	if (c->data)
+		c->ev_size = kbuffer_event_size(c->kbuf);
+	else if (!next_page(c, d, st))
 		c->data = NULL;
+}
+
+/* The next record of @c (c->data, c->ts, c->ev_size), NULL data when it has none. */
+static inline void advance(struct dec_cpu *c, const struct dec_ctx *d,
+			   struct bin_decode_stats *st)
+{
+	int r = c->own ? own_next(c) : 0;
+
+	if (r <= 0)
+		advance_slow(c, d, st, r);
 }
 
 /*
@@ -567,15 +597,18 @@ const char *bin_stack_frame(struct bin_decoder *dec, const struct bin_event *e,
 	return buf;
 }
 
-/* The format of record type @type and what record_fits() asks of its size. */
-static struct ev_info *ev_info_get(struct bin_decoder *dec, int type)
+/* The format of record type @type and what record_fits() asks of its size, first look. */
+static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_decoder *dec,
+								    int type)
 {
+	/* a type beyond any format: no format, nothing to fit */
+	static const struct ev_info none = { NULL, 1, 0, 0 };
 	struct ev_info *in;
 	struct tep_format_field *f;
 	struct tep_event *ev;
 
 	if (type < 0 || type > 65535)
-		return NULL;
+		return &none;
 	if ((size_t)type >= dec->nr_info) {
 		size_t n = (size_t)type + 64;
 
@@ -589,6 +622,7 @@ static struct ev_info *ev_info_get(struct bin_decoder *dec, int type)
 	in->known = 1;
 	in->ev = ev = tep_find_event(dec->tep, type);
 	in->min_size = 0;
+	in->stack = ev && ev->id == dec->stack_id;
 	if (!ev || (ev->system && !strcmp(ev->system, "ftrace")))
 		return in;
 	for (f = ev->format.common_fields; f; f = f->next) {
@@ -604,6 +638,14 @@ static struct ev_info *ev_info_get(struct bin_decoder *dec, int type)
 			in->min_size = f->offset + f->size;
 	}
 	return in;
+}
+
+/* ev_info_load()'s answer, looked up by type once it was loaded. */
+static inline const struct ev_info *ev_info_get(struct bin_decoder *dec, unsigned int type)
+{
+	if (type < dec->nr_info && dec->info[type].known)
+		return &dec->info[type];
+	return ev_info_load(dec, (int)type);
 }
 
 /*
@@ -633,26 +675,13 @@ static void common_fields(struct bin_decoder *dec)
 		return;
 	dec->type_f = t;
 	dec->pid_f = p;
-}
-
-/* A common field read straight from the record, as tep_read_number() would. */
-static int common_read(const struct tep_format_field *f, const struct tep_record *rec)
-{
-	const char *p = (const char *)rec->data + f->offset;
-
-	if (f->size == 2) {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		return v;
-	}
-	if (f->size == 1)
-		return *(const uint8_t *)p;
-	{
-		int32_t v;
-
-		memcpy(&v, p, 4);
-		return v;
+	dec->type_mask = t->size == 4 ? 0xffffffffULL : t->size == 2 ? 0xffff : 0xff;
+	if (tep_is_bigendian()) {
+		dec->type_shift = (unsigned int)(8 - t->offset - t->size) * 8;
+		dec->pid_shift = (unsigned int)(8 - p->offset - p->size) * 8;
+	} else {
+		dec->type_shift = (unsigned int)t->offset * 8;
+		dec->pid_shift = (unsigned int)p->offset * 8;
 	}
 }
 
@@ -852,8 +881,11 @@ struct bin_decoder *bin_decoder_open(const char *dir)
 		errno = ENOENT;
 		goto close_dec;
 	}
-	dec->last_pid = -1;
-	dec->last_tgid = find_tgid(&dec->tg, -1);
+	dec->tgc[0].pid = -1;
+	dec->tgc[0].tgid = find_tgid(&dec->tg, -1);
+	for (i = 1; i < TGID_CACHE; i++)
+		dec->tgc[i] = dec->tgc[0];	/* each slot holds a true answer */
+	dec->rec.ref_count = 1;
 	common_fields(dec);
 	return dec;
 
@@ -872,91 +904,141 @@ const struct bin_decode_stats *bin_decoder_stats(const struct bin_decoder *dec)
 	return &dec->st;
 }
 
-int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
+/*
+ * The CPU whose record comes next (the earliest; ties go to the lower CPU),
+ * NULL when every CPU is read; dec->rival_ts set to the earliest of the
+ * others.
+ */
+static struct dec_cpu * __attribute__((noinline)) pick_cpu(struct bin_decoder *dec)
 {
 	struct dec_cpu *c = NULL;
-	int fits;
+	int i;
+
+	dec->rival_ts = ULLONG_MAX;
+	for (i = 0; i < dec->nr; i++) {
+		struct dec_cpu *o = &dec->cpus[i];
+
+		if (!o->data)
+			continue;
+		if (!c || o->ts < c->ts) {
+			if (c && c->ts < dec->rival_ts)
+				dec->rival_ts = c->ts;
+			c = o;
+		} else if (o->ts < dec->rival_ts) {
+			dec->rival_ts = o->ts;
+		}
+	}
+	return c;
+}
+
+/* The missed events the page of @c says came before its first event. */
+static void __attribute__((noinline)) take_lost(struct bin_decoder *dec, struct dec_cpu *c,
+						struct bin_event *e)
+{
+	if (c->lost > 0) {
+		e->lost = (uint64_t)c->lost;
+		dec->st.missed += (uint64_t)c->lost;
+	} else {
+		dec->st.missed_unknown++;
+	}
+	c->has_lost = 0;
+}
+
+/* A record its format cannot describe: the rest of its page is skipped. */
+static int __attribute__((noinline)) record_damaged(struct bin_decoder *dec, struct dec_cpu *c,
+						    struct bin_event *e)
+{
+	dec->st.bad_pages++;
+	e->damaged = 1;
+	e->pid = 0;
+	e->rec = NULL;
+	e->ev = NULL;
+	c->data = NULL;
+	if (!next_page(c, &dec->d, &dec->st))
+		c->data = NULL;
+	return 1;
+}
+
+/* The tgid of @pid (saved_tgids), -1 when unknown. */
+static inline int tgid_of(struct bin_decoder *dec, int pid)
+{
+	struct tgid_slot *s = &dec->tgc[(unsigned int)pid & (TGID_CACHE - 1)];
+
+	if (s->pid != pid) {
+		s->pid = pid;
+		s->tgid = find_tgid(&dec->tg, pid);
+	}
+	return s->tgid;
+}
+
+/*
+ * bin_decoder_next()'s reading of a record through libtraceevent: where the
+ * formats do not share common_type and common_pid, or a record too short
+ * to hold them.
+ */
+static int __attribute__((noinline)) record_general(struct bin_decoder *dec, struct dec_cpu *c,
+						    struct bin_event *e)
+{
+	if (dec->rec.size < 8)
+		return record_damaged(dec, c, e);
+	e->ev = tep_find_event(dec->tep, tep_data_type(dec->tep, &dec->rec));
+	if (e->ev && !record_fits(e->ev, &dec->rec))
+		return record_damaged(dec, c, e);
+	dec->st.events++;
+	e->pid = tep_data_pid(dec->tep, &dec->rec);
+	e->tgid = tgid_of(dec, e->pid);
+	e->stack = e->ev && e->ev->id == dec->stack_id;
+	dec->cur = c;
+	return 1;
+}
+
+int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
+{
+	struct dec_cpu *c = dec->cur;
+	const struct ev_info *in;
+	uint64_t w;
 
 	/* the event handed out last lives in its page until now */
-	if (dec->cur) {
-		advance(dec->cur, &dec->d, &dec->st);
+	if (c) {
+		advance(c, &dec->d, &dec->st);
 		/*
 		 * Only its CPU moved: while it stays strictly before the others
-		 * it is the one the scan below would pick (ties go to the lower
-		 * CPU there), and runs of one CPU's events skip the scan.
+		 * it is the one pick_cpu() would pick (ties go to the lower CPU
+		 * there), and runs of one CPU's events skip the scan.
 		 */
-		if (dec->cur->data && dec->cur->ts < dec->rival_ts)
-			c = dec->cur;
+		if (!c->data || c->ts >= dec->rival_ts)
+			c = pick_cpu(dec);
 		dec->cur = NULL;
-	}
-	if (!c) {
-		int i;
-
-		dec->rival_ts = ULLONG_MAX;
-		for (i = 0; i < dec->nr; i++) {
-			struct dec_cpu *o = &dec->cpus[i];
-
-			if (!o->data)
-				continue;
-			if (!c || o->ts < c->ts) {
-				if (c && c->ts < dec->rival_ts)
-					dec->rival_ts = c->ts;
-				c = o;
-			} else if (o->ts < dec->rival_ts) {
-				dec->rival_ts = o->ts;
-			}
-		}
+	} else {
+		c = pick_cpu(dec);
 	}
 	if (!c)
 		return 0;
-	memset(e, 0, sizeof(*e));
 	e->cpu = c->cpu;
 	e->ts = c->ts;
+	e->lost = 0;
+	e->damaged = 0;
 	e->tgid = -1;
-	if (c->has_lost) {
-		if (c->lost > 0) {
-			e->lost = (uint64_t)c->lost;
-			dec->st.missed += (uint64_t)c->lost;
-		} else {
-			dec->st.missed_unknown++;
-		}
-		c->has_lost = 0;
-	}
-	memset(&dec->rec, 0, sizeof(dec->rec));
+	e->stack = 0;
+	if (c->has_lost)
+		take_lost(dec, c, e);
+	/* the rest of dec->rec is bin_decoder_open()'s */
 	dec->rec.ts = c->ts;
 	dec->rec.cpu = c->cpu;
 	dec->rec.data = c->data;
-	dec->rec.size = c->own ? c->ev_size : kbuffer_event_size(c->kbuf);
-	dec->rec.ref_count = 1;
+	dec->rec.size = c->ev_size;
 	e->rec = &dec->rec;
-	if (dec->rec.size >= 8 && dec->type_f) {
-		const struct ev_info *in = ev_info_get(dec, common_read(dec->type_f, &dec->rec));
-
-		e->ev = in ? in->ev : NULL;
-		fits = !in || (in->min_size >= 0 && dec->rec.size >= in->min_size);
-	} else {
-		e->ev = tep_find_event(dec->tep, tep_data_type(dec->tep, &dec->rec));
-		fits = !e->ev || record_fits(e->ev, &dec->rec);
-	}
-	if (dec->rec.size < 8 || !fits) {
-		/* a record its format cannot describe: the page is damaged */
-		dec->st.bad_pages++;
-		e->damaged = 1;
-		e->rec = NULL;
-		e->ev = NULL;
-		c->data = NULL;
-		if (!next_page(c, &dec->d, &dec->st))
-			c->data = NULL;
-		return 1;
-	}
+	if (dec->rec.size < 8 || !dec->type_f)
+		return record_general(dec, c, e);
+	memcpy(&w, c->data, 8);
+	in = ev_info_get(dec, (unsigned int)((w >> dec->type_shift) & dec->type_mask));
+	if (in->min_size < 0 || dec->rec.size < in->min_size)
+		return record_damaged(dec, c, e);
+	e->ev = in->ev;
+	e->stack = in->stack;
 	dec->st.events++;
-	e->pid = dec->pid_f ? common_read(dec->pid_f, &dec->rec) : tep_data_pid(dec->tep, &dec->rec);
-	if (e->pid != dec->last_pid) {
-		dec->last_pid = e->pid;
-		dec->last_tgid = find_tgid(&dec->tg, e->pid);
-	}
-	e->tgid = dec->last_tgid;
-	e->stack = e->ev && e->ev->id == dec->stack_id;
+	e->pid = (int32_t)(uint32_t)(w >> dec->pid_shift);
+	e->tgid = tgid_of(dec, e->pid);
 	dec->cur = c;
 	return 1;
 }
