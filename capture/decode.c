@@ -914,6 +914,21 @@ static struct dec_cpu * __attribute__((noinline)) pick_cpu(struct bin_decoder *d
 	struct dec_cpu *c = NULL;
 	int i;
 
+	if (dec->nr == 2) {
+		/* the loop below for two CPUs, where records switch CPU often */
+		struct dec_cpu *a = &dec->cpus[0], *b = &dec->cpus[1];
+
+		if (!a->data || !b->data) {
+			dec->rival_ts = ULLONG_MAX;
+			return a->data ? a : b->data ? b : NULL;
+		}
+		if (b->ts < a->ts) {
+			dec->rival_ts = a->ts;
+			return b;
+		}
+		dec->rival_ts = b->ts;
+		return a;
+	}
 	dec->rival_ts = ULLONG_MAX;
 	for (i = 0; i < dec->nr; i++) {
 		struct dec_cpu *o = &dec->cpus[i];

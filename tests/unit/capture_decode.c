@@ -6,6 +6,9 @@
  * a time extend carrying the next event's delta) decode to the same text,
  * record for record, as the pages as recorded.  The walk hands each page
  * to kbuffer at its first such record.
+ *
+ * And the CPUs' records come merged by time, ties to the lower CPU, in
+ * every binary fixture (two CPUs, or three).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -117,6 +120,49 @@ static int page_rewrite(unsigned char *pg, int kind)
 	return 1;
 }
 
+/* The records of @dir in (timestamp, CPU) order; 0 when they are. */
+static int merged_in_order(const char *dir, unsigned long *records, unsigned long *switches)
+{
+	struct bin_decoder *dec = bin_decoder_open(dir);
+	unsigned long long ts = 0;
+	struct bin_event e;
+	int cpu = -1, bad = 0;
+
+	if (!dec)
+		return 1;
+	while (bin_decoder_next(dec, &e)) {
+		if (e.damaged)
+			continue;
+		if (e.ts < ts || (e.ts == ts && e.cpu < cpu))
+			bad = 1;
+		*switches += cpu >= 0 && e.cpu != cpu;
+		(*records)++;
+		ts = e.ts;
+		cpu = e.cpu;
+	}
+	bin_decoder_close(dec);
+	return bad;
+}
+
+static void merge_order(void)
+{
+	static const char *const fixtures[] = {
+		"tests/fixtures/binary-small.capture", "tests/fixtures/binary-stock-stacks.capture",
+		"tests/fixtures/binary-custom-v1.capture", "tests/fixtures/binary-custom-v2.capture",
+	};
+	unsigned long switches = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		unsigned long records = 0;
+		int bad = merged_in_order(fixtures[i], &records, &switches);
+
+		CHECK(!bad && records > 50, "%s: the CPUs' records merged by time, ties to the "
+		      "lower CPU (%lu records)", fixtures[i], records);
+	}
+	CHECK(switches > 100, "the merge switched CPUs %lu times", switches);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], raw[128];
@@ -166,5 +212,6 @@ int main(void)
 		return 1;
 	free(before.buf);
 	free(after.buf);
+	merge_order();
 	return TEST_EXIT();
 }
