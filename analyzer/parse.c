@@ -526,7 +526,8 @@ static __attribute__((noinline)) void convert_slow(struct parsed_vals *c, enum p
 
 void parsed_convert(const struct parsed_line *pl, enum parse_field f)
 {
-	struct parsed_vals *c = pl->vc;
+	/* the cache of a record defined writable: parsed_line's comment */
+	struct parsed_vals *c = (struct parsed_vals *)&pl->v;
 	const char *v = pl->str[f];
 #if defined(HEX_SSE2) || defined(SWAR)
 	unsigned int n;

@@ -94,9 +94,9 @@ extern const struct parse_field_desc parse_fields[PF_NR];
 /*
  * The converted values of a record's fields.  A text line's values are
  * converted when a handler first reads one (most fields of a line are never
- * read), by accessors that take a const record: they write here through the
- * record's own pointer to it (parsed_line.vc), so a record must not be
- * copied (the copy's pointer would still name the original's cache).
+ * read), by accessors that take a const record: the cache is the one part
+ * of a record they write (parsed_convert()).  A copy of a record has its
+ * own cache, as its own values.
  */
 struct parsed_vals {
 	uint32_t	done;		/* bit per present field converted (a subset of have) */
@@ -127,8 +127,7 @@ struct parsed_line {
 	const char	*str[PF_NR];	/* the text, where have */
 	/* the line's NUL: a value's conversion may read words up to it (NULL: none) */
 	const char	*end;
-	struct parsed_vals v;		/* read directly, written through vc */
-	struct parsed_vals *vc;		/* &v, set by parsed_line_reset() */
+	struct parsed_vals v;		/* filled by the producer, or on a first read */
 	/*
 	 * Every key=value pair as text, in line order: read them with
 	 * parsed_get().  Packed (a line in the contract's order, read in one
@@ -168,7 +167,6 @@ static inline void parsed_line_reset(struct parsed_line *pl, enum line_kind kind
 	pl->end = NULL;
 	pl->v.done = 0;
 	pl->v.num_ok = 0;
-	pl->vc = &pl->v;
 	pl->nr_fields = 0;
 	pl->packed = 0;
 }
@@ -204,9 +202,11 @@ const char *parsed_get(const struct parsed_line *pl, const char *key);
  * @pl:		a record whose field @f is present and not converted yet
  * @f:		the field
  *
- * The conversion of enum parse_conv, into @pl's cache (through @pl->vc:
- * @pl itself stays const for its readers); pl_hex() and the others call it
- * on a field's first read.
+ * The conversion of enum parse_conv, into @pl's cache @pl->v: the record
+ * stays const for its readers, and no record is an object defined const
+ * (each is a producer's, written by parse_line() or the binary source), so
+ * its cache may be written.  pl_hex() and the others call it on a field's
+ * first read.
  */
 void parsed_convert(const struct parsed_line *pl, enum parse_field f);
 

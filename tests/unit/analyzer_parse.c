@@ -306,7 +306,7 @@ int main(void)
 			}
 			snprintf(other, sizeof(other), "%s zz=1", line);
 			parse(line);
-			/* converted before the copy: a copy's conversions would go to pl's cache */
+			/* converted before the copy: the texts lie in buf, which the next parse rewrites */
 			parsed_convert_all(&pl);
 			a = pl;
 			if (a.kind == LINE_EVENT && a.packed) {
