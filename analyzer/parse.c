@@ -52,6 +52,19 @@ struct key_pat {
 };
 
 #define PRED_MAX	16	/* fields of a custom event */
+/*
+ * Each event's template: the keys it prints, in order.  A custom event's
+ * are the contract's fields; the stock mmap_lock events' are their print
+ * format since Linux 6.14 ("mm=%p memcg_id=%llu write=%s" and, for
+ * acquire_returned, " success=%s").  Another form (memcg_path up to 6.13,
+ * android14-6.1's; a field added later) breaks the template at its first
+ * difference and is read by the general split, as every line out of a
+ * template's order is.
+ */
+#define STOCK_TEMPLATES(X)						\
+	X(MMLOCK_EV_MMAP_LOCK_START_LOCKING,	"mm", "memcg_id", "write", NULL)	\
+	X(MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED,	"mm", "memcg_id", "write", "success")	\
+	X(MMLOCK_EV_MMAP_LOCK_RELEASED,		"mm", "memcg_id", "write", NULL)
 static struct key_pat pred[MMLOCK_EV_NR][PRED_MAX];
 static unsigned int nr_pred[MMLOCK_EV_NR];
 /* 1: every field of the event has a pattern, so a line in its order parses in one pass */
@@ -302,12 +315,33 @@ static void tables_fill(void)
 	}
 	for (i = 0; i < PF_NR; i++)
 		name_put(field_slots, parse_fields[i].key, i);
-	for (i = 0; i < MMLOCK_EV_NR; i++)
-		for (f = 0; f < mmlock_events[i].nr_fields && nr_pred[i] < PRED_MAX; f++)
-			if (!key_pat_make(&pred[i][nr_pred[i]++], mmlock_events[i].fields[f].name))
-				nr_pred[i]--;
 	for (i = 0; i < MMLOCK_EV_NR; i++) {
-		pred_whole[i] = nr_pred[i] && nr_pred[i] == mmlock_events[i].nr_fields;
+		const char *const *keys = NULL;
+		unsigned int nk = mmlock_events[i].nr_fields;
+		const char *names[PRED_MAX];
+
+		switch (i) {
+#define STOCK_TEMPLATE_CASE(id, k0, k1, k2, k3)			\
+		case id: {						\
+			static const char *const k[] = { k0, k1, k2, k3 };	\
+									\
+			keys = k;					\
+			nk = k[3] ? 4 : 3;				\
+			break;						\
+		}
+		STOCK_TEMPLATES(STOCK_TEMPLATE_CASE)
+#undef STOCK_TEMPLATE_CASE
+		default:
+			break;
+		}
+		for (f = 0; f < nk && f < PRED_MAX; f++)
+			names[f] = keys ? keys[f] : mmlock_events[i].fields[f].name;
+		for (f = 0; f < nk && nr_pred[i] < PRED_MAX; f++)
+			if (!key_pat_make(&pred[i][nr_pred[i]++], names[f]))
+				nr_pred[i]--;
+		pred_whole[i] = nr_pred[i] && nr_pred[i] == nk;
+	}
+	for (i = 0; i < MMLOCK_EV_NR; i++) {
 		for (f = 0; f < nr_pred[i]; f++) {
 			unsigned int g;
 
@@ -384,6 +418,30 @@ static inline __attribute__((always_inline)) unsigned int hex16(const char *v, u
 }
 #endif
 
+#ifdef HEX_SSE2
+/*
+ * The hex digits at @v as strtoull(v, 16) reads them, for the forms the
+ * kernel and libtraceevent print: the end of the digits, with *@val their
+ * value; NULL (no digit, sixteen and more, fewer than sixteen bytes before
+ * @end, the line's NUL) leaves the value to strtoull().  A "0x" is skipped
+ * as strtoull() skips it before a digit (libtraceevent prints %p so); "0x"
+ * before no digit, which strtoull() reads as 0, is left to it.
+ */
+static inline __attribute__((always_inline)) const char *hex_digits(const char *v, const char *end,
+								   uint64_t *val)
+{
+	unsigned int n;
+
+	if (v[0] == '0' && (v[1] | 0x20) == 'x')
+		v += 2;
+	if (v + 16 > end || !(n = hex16(v, val)))
+		return NULL;
+	if (n == 16 && hex_val[(unsigned char)v[16]] >= 0)
+		return NULL;		/* saturation */
+	return v + n;
+}
+#endif
+
 #ifdef SWAR
 /* The high bit of each byte of @x that is a decimal digit. */
 static uint64_t digit_bytes(uint64_t x)
@@ -415,6 +473,35 @@ static inline __attribute__((always_inline)) unsigned int dec8(const char *v, ui
 	return n;
 }
 #endif
+
+static int is_end(char c)
+{
+	return c == ' ' || !c;
+}
+
+/*
+ * A BOOL value that ends at a blank or the line's end: "0" or "1" (version
+ * 1), "true" or "false" (version 2, the stock events), as convert_slow()
+ * reads them.  Return: its length with *@val set, or 0 for any other value.
+ */
+static inline __attribute__((always_inline)) unsigned int bool_word(const char *v, uint64_t *val)
+{
+	/* each byte compared only while the ones before it matched: no read past the NUL */
+	if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
+		*val = v[0] == '1';
+		return 1;
+	}
+	if (v[0] == 't' && v[1] == 'r' && v[2] == 'u' && v[3] == 'e' && is_end(v[4])) {
+		*val = 1;
+		return 4;
+	}
+	if (v[0] == 'f' && v[1] == 'a' && v[2] == 'l' && v[3] == 's' && v[4] == 'e' &&
+	    is_end(v[5])) {
+		*val = 0;
+		return 5;
+	}
+	return 0;
+}
 
 /* strtoull(v, NULL, 16), without the call for the plain digits the kernel prints. */
 static uint64_t conv_hex(const char *v, const char *end)
@@ -529,19 +616,16 @@ void parsed_convert(const struct parsed_line *pl, enum parse_field f)
 	/* the cache of a record defined writable: parsed_line's comment */
 	struct parsed_vals *c = (struct parsed_vals *)&pl->v;
 	const char *v = pl->str[f];
-#if defined(HEX_SSE2) || defined(SWAR)
 	unsigned int n;
 	uint64_t x;
-#endif
 
 	c->done |= 1u << f;
 	/* the kernel's plain forms here, without a call that would cost more than they do */
 	switch (parse_fields[f].conv) {
 	case PCONV_HEX:
 #ifdef HEX_SSE2
-		/* digits up to any other byte are the value, as strtoull() reads them, but "0x" */
-		if (pl->end && v + 16 <= pl->end && (n = hex16(v, &x)) &&
-		    (n < 16 ? (v[n] | 0x20) != 'x' : hex_val[(unsigned char)v[16]] < 0)) {
+		/* digits up to any other byte are the value, as strtoull() reads them */
+		if (pl->end && hex_digits(v, pl->end, &x)) {
 			c->num[f] = x;
 			return;
 		}
@@ -557,8 +641,9 @@ void parsed_convert(const struct parsed_line *pl, enum parse_field f)
 #endif
 		break;
 	case PCONV_BOOL:
-		if ((v[0] == '0' || v[0] == '1') && !v[1]) {
-			c->num[f] = v[0] == '1';
+		/* a value is its text up to its NUL: bool_word()'s blank is never in it */
+		if ((n = bool_word(v, &x)) && !v[n]) {
+			c->num[f] = x;
 			return;
 		}
 		break;
@@ -736,11 +821,6 @@ static int pat_match(const struct key_pat *k, const char *tok)
 	       (!k->m[1] || !((load8(tok + 8) ^ k->w[1]) & k->m[1]));
 }
 
-static int is_end(char c)
-{
-	return c == ' ' || !c;
-}
-
 /*
  * The one pass of a line whose payload is exactly the contract's fields in
  * order ("key=value" separated by single spaces, no value holding a space,
@@ -761,6 +841,9 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 	unsigned int n = 0, i;
 	uint32_t have = 0, done = 0, ok = 0;
 	char *tok = p, *v, *v0, *e, c;
+#ifdef HEX_SSE2
+	const char *h;
+#endif
 	/* the last place a key pattern's sixteen bytes may be loaded */
 	const char *wide_end = end + 1 - 16;
 #ifdef SWAR
@@ -800,11 +883,10 @@ matched:
 			switch (kp->conv) {
 #ifdef HEX_SSE2
 			case PCONV_HEX:
-				if (v + 16 <= end && (i = hex16(v, &x)) && is_end(v[i]) &&
-				    (i < 16 || hex_val[(unsigned char)v[16]] < 0)) {
+				if ((h = hex_digits(v, end, &x)) && is_end(*h)) {
 					out->v.num[kp->pf] = x;
 					done |= kp->bit;
-					e = v + i;
+					e = v + (h - v);
 					goto stored;
 				}
 				break;
@@ -823,10 +905,10 @@ matched:
 				break;
 #endif
 			case PCONV_BOOL:
-				if ((v[0] == '0' || v[0] == '1') && is_end(v[1])) {
-					out->v.num[kp->pf] = v[0] == '1';
+				if ((i = bool_word(v, &x))) {
+					out->v.num[kp->pf] = x;
 					done |= kp->bit;
-					e = v + 1;
+					e = v + i;
 					goto stored;
 				}
 				break;
@@ -981,9 +1063,12 @@ static int split_contention(char *p, struct parsed_line *out, int begin)
 	return 0;
 }
 
+/* "true" or "false", byte by byte: a call to strcmp() would cost more than the compare */
 static int is_bool_word(const char *v)
 {
-	return v && (!strcmp(v, "true") || !strcmp(v, "false"));
+	return v && (v[0] == 't' ? v[1] == 'r' && v[2] == 'u' && v[3] == 'e' && !v[4] :
+		     v[0] == 'f' && v[1] == 'a' && v[2] == 'l' && v[3] == 's' && v[4] == 'e' &&
+		     !v[5]);
 }
 
 /*
@@ -1053,31 +1138,72 @@ static unsigned int top_unmarked(uint64_t m)
 }
 
 /*
- * The usual "COMM-PID<blanks>[CPU]" at the line's first '[' @open, read a
- * word at a time: up to 7 CPU digits, up to 7 blanks before the bracket,
- * up to 7 PID digits after a '-', no TGID column.  Within those bounds the
- * general search below takes this same bracket and reads the same values.
- * Return: 1 with @out's comm, pid and cpu and *@close set, 0 (nothing
+ * The blanks that end at @s (0 to 7 of them, none before @line): the first
+ * of them, or NULL when eight bytes before @s are blanks or lie before @line.
+ */
+static char *blanks_back(const char *line, char *s)
+{
+	uint64_t m;
+
+	if (s - 8 < line)
+		return NULL;
+	m = nonzero_bytes(load8(s - 8) ^ ONES * ' ');	/* the bytes that are no blank */
+	return m ? s - top_unmarked(m) : NULL;
+}
+
+/* "(-------)", the TGID column of a task whose TGID was not saved, as a word from its '(' */
+#define NO_TGID_COL	((ONES * '-' & ~0xffULL) | '(')
+
+/*
+ * The usual "COMM-PID<blanks>[CPU]" or "COMM-PID<blanks>(<blanks>TGID)<blanks>[CPU]"
+ * at the line's first '[' @open, read a word at a time: up to 7 CPU digits,
+ * up to 7 blanks before the bracket and before the '(', a TGID column of
+ * up to 7 blanks and 7 digits or "(-------)", up to 7 PID digits after a
+ * '-'.  Within those bounds the general search below takes this same
+ * bracket (the '(' is the last one of the column) and reads the same values.
+ * Return: 1 with @out's comm, pid, tgid and cpu and *@close set, 0 (nothing
  * written) to leave the line to the general search.
  */
 static int header_fast(const char *line, char *p, char *open, const char *end,
 		       struct parsed_line *out, char **close)
 {
-	uint64_t cpu, pid, m;
+	uint64_t cpu, pid, tgid, m;
 	unsigned int n, k;
-	char *pre_end, *dash;
+	char *pre_end, *dash, *lp;
+	int tg = -1;
 
-	/* the two words loaded before the bracket lie in the line; those before @p are blanks */
-	if (open - 16 < line || open + 9 > end + 1 || open[-1] != ' ')
+	if (open == p || open + 9 > end + 1 || open[-1] != ' ')
 		return 0;
 	n = dec8(open + 1, &cpu);
 	if (!n || n == 8 || open[1 + n] != ']')
 		return 0;
-	m = nonzero_bytes(load8(open - 8) ^ ONES * ' ');	/* the bytes that are no blank */
-	if (!m)
+	pre_end = blanks_back(line, open);
+	if (!pre_end || pre_end <= p)
 		return 0;
-	pre_end = open - top_unmarked(m);
-	if (pre_end <= p || pre_end[-1] == ')')
+	if (pre_end[-1] == ')') {
+		/* the TGID column: from its ')' back over digits and blanks to its '(' */
+		lp = pre_end - 1;
+		if (lp - 8 < line)
+			return 0;
+		if (load8(lp - 8) == NO_TGID_COL) {
+			lp -= 8;
+		} else {
+			m = ~digit_bytes(load8(lp - 8)) & HIGHS;
+			if (!m || !(k = top_unmarked(m)) || dec8(lp - k, &tgid) != k)
+				return 0;
+			tg = (int)tgid;
+			lp = blanks_back(line, lp - k);
+			if (!lp || lp[-1] != '(')
+				return 0;
+			lp--;
+		}
+		if (lp <= p)
+			return 0;
+		pre_end = blanks_back(line, lp);
+		if (!pre_end || pre_end <= p)
+			return 0;
+	}
+	if (pre_end - 8 < line)
 		return 0;
 	m = ~digit_bytes(load8(pre_end - 8)) & HIGHS;
 	if (!m)
@@ -1087,6 +1213,7 @@ static int header_fast(const char *line, char *p, char *open, const char *end,
 	if (!k || dash <= p || dash[-1] != '-' || dec8(dash, &pid) != k)
 		return 0;
 	out->pid = (int)pid;
+	out->tgid = tg;
 	dash[-1] = '\0';
 	out->comm = p;
 	out->cpu = (int)cpu;

@@ -17,6 +17,30 @@ static void parse(const char *s)
 	parse_line(buf, &pl);
 }
 
+/*
+ * The keys an event prints in order, which the parser reads in one pass: a
+ * custom event's contract fields; the stock mmap_lock events' print format
+ * of Linux 6.14 on ("mm=%p memcg_id=%llu write=%s", then " success=%s" in
+ * acquire_returned).  How many (0: no template), and the one at @i.
+ */
+static int template_len(const struct mmlock_event *ev)
+{
+	if (ev->custom)
+		return (int)ev->nr_fields;
+	if (ev->id == MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED)
+		return 4;
+	if (ev->id == MMLOCK_EV_MMAP_LOCK_START_LOCKING || ev->id == MMLOCK_EV_MMAP_LOCK_RELEASED)
+		return 3;
+	return 0;
+}
+
+static const char *template_key(const struct mmlock_event *ev, int i)
+{
+	static const char *const stock[] = { "mm", "memcg_id", "write", "success" };
+
+	return ev->custom ? ev->fields[i].name : stock[i];
+}
+
 int main(void)
 {
 	struct hist h = { 0 };
@@ -91,6 +115,18 @@ int main(void)
 	      "acquire_returned without success= is malformed");
 	parse("  a-1 [000] .....  1.000001: mmap_lock_released: memcg_id=5 write=1");
 	CHECK(pl.kind == LINE_MALFORMED, "a stock event without mm= or with write=1 is malformed");
+	parse("              sh-6041    (   6041) [001] .....   269.477053: mmap_lock_acquire_returned: mm=0xffff888100078000 memcg_id=3335 write=true success=false");
+	CHECK(pl.kind == LINE_EVENT && pl.packed && pl.nr_fields == 4 && pl.pid == 6041 &&
+	      pl.tgid == 6041 && pl.cpu == 1 && pl.ts_ns == 269477053000ULL &&
+	      pl_hex(&pl, PF_MM) == 0xffff888100078000ULL && pl_bool(&pl, PF_WRITE) &&
+	      pl_has(&pl, PF_SUCCESS) && !pl_bool(&pl, PF_SUCCESS) &&
+	      !strcmp(parsed_get(&pl, "memcg_id"), "3335"),
+	      "6.14 stock event read in one pass by its template, a 0x pointer");
+	parse("  a-1 [000] .....  1.000001: mmap_lock_start_locking: mm=0x1 memcg_id=0 write=false");
+	i = pl.packed && pl.nr_fields == 3 && pl_hex(&pl, PF_MM) == 1 && !pl_bool(&pl, PF_WRITE);
+	parse("  a-1 [000] .....  1.000001: mmap_lock_released: mm=0x2 memcg_id=0 write=true");
+	CHECK(i && pl.packed && pl.nr_fields == 3 && pl_hex(&pl, PF_MM) == 2 && pl_bool(&pl, PF_WRITE),
+	      "6.14 start_locking and released read in one pass");
 	parse("  a-1 [000] .....  1.000001: mmap_lock_hold_end: pid=1 tgid=1 prio=120 mm=00000000aa write=1");
 	CHECK(pl.kind == LINE_EVENT, "our mmap_lock events keep write=0|1");
 
@@ -178,6 +214,103 @@ int main(void)
 				bad++, printf("# tgid=%s: %lld\n", v, pl_dec(&pl, PF_TGID, -7));
 		}
 		CHECK(!bad, "hex and decimal fields read as strtoull/strtoll read them (20000 values)");
+		/*
+		 * The same values after "0x" (libtraceevent's %p), in a stock
+		 * event read in one pass by its template, and lazily in one
+		 * read by the general split (a key out of the template's order)
+		 */
+		for (n = bad = 0; n < 20000; n++) {
+			int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 21, j;
+			const char *v;
+
+			for (j = 0; j < len; j++) {
+				seed = seed * 1103515245 + 12345;
+				val[j] = alphabet[(seed >> 16) % ((seed >> 8) % 4 ? 16 : sizeof(alphabet) - 1)];
+			}
+			val[len] = '\0';
+			snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: mmap_lock_released: "
+				 "mm=0%c%s memcg_id=1 write=true%s", n % 3 ? 'x' : 'X', val,
+				 n % 2 ? "" : " zz=1");
+			parse(line);
+			if (pl.kind != LINE_EVENT)
+				continue;
+			v = parsed_get(&pl, "mm");
+			if (pl_hex(&pl, PF_MM) != strtoull(v, NULL, 16))
+				bad++, printf("# mm=%s: %llx\n", v, (unsigned long long)pl_hex(&pl, PF_MM));
+		}
+		CHECK(!bad, "hex fields after 0x read as strtoull reads them (20000 values)");
+	}
+	{
+		/*
+		 * The word-at-a-time header (one blank before the CPU bracket)
+		 * against the general search (eight blanks there, which the
+		 * word-at-a-time one leaves to it): the same record of random
+		 * COMM-PID and TGID columns.
+		 */
+		static const char alphabet[] = "ab-(0)19 [";
+		unsigned int seed = 99, bad = 0, fast = 0, n;
+		char head[64], line[200], copy[200];
+
+		for (n = 0; n < 20000; n++) {
+			struct parsed_line a;
+			int len, j, k;
+
+			seed = seed * 1103515245 + 12345;
+			len = (int)(seed >> 16) % 12;
+			for (j = 0; j < len; j++) {
+				seed = seed * 1103515245 + 12345;
+				head[j] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+			}
+			seed = seed * 1103515245 + 12345;
+			k = (int)(seed >> 16) % 6;
+			/* a COMM-PID, mostly, then a TGID column, mostly */
+			len += snprintf(head + len, sizeof(head) - (size_t)len, "%s%s",
+					k ? "-" : "", (seed >> 20) % 3 ? "4041" : "12345678");
+			seed = seed * 1103515245 + 12345;
+			switch ((seed >> 16) % 7) {
+			case 0:
+				break;
+			case 1:
+				snprintf(head + len, sizeof(head) - (size_t)len, " (-------)");
+				break;
+			case 2:
+				snprintf(head + len, sizeof(head) - (size_t)len, "%*s(%7d)",
+						(int)(seed >> 8) % 9, "", (int)(seed >> 4) % 100000);
+				break;
+			case 3:
+				snprintf(head + len, sizeof(head) - (size_t)len, " (%*d)",
+						(int)(seed >> 8) % 18, (int)(seed >> 4) % 1000);
+				break;
+			case 4:
+				snprintf(head + len, sizeof(head) - (size_t)len, " (12345678)");
+				break;
+			case 5:
+				snprintf(head + len, sizeof(head) - (size_t)len, " ( 1%c)",
+						alphabet[(seed >> 8) % (sizeof(alphabet) - 1)]);
+				break;
+			default:
+				/* no '(': no TGID column */
+				snprintf(head + len, sizeof(head) - (size_t)len, " %c%*d)",
+						alphabet[(seed >> 8) % (sizeof(alphabet) - 1)],
+						(int)(seed >> 10) % 9, (int)(seed >> 4) % 1000);
+				break;
+			}
+			snprintf(line, sizeof(line), "%*s%s [003] .....  1.000001: ev: k=v",
+				 (int)(seed >> 12) % 20, "", head);
+			snprintf(copy, sizeof(copy), "%*s%s        [003] .....  1.000001: ev: k=v",
+				 (int)(seed >> 12) % 20, "", head);
+			parse(line);
+			a = pl;
+			fast += a.kind == LINE_EVENT;
+			memcpy(line, buf, sizeof(line));	/* a's comm points into buf */
+			parse(copy);
+			if (a.kind != pl.kind || (a.kind == LINE_EVENT &&
+						  (a.pid != pl.pid || a.tgid != pl.tgid || a.cpu != pl.cpu ||
+						   strcmp(line + (a.comm - buf), pl.comm))))
+				bad++, printf("# [%s]\n", copy);
+		}
+		CHECK(!bad && fast > 5000, "the word-at-a-time header reads COMM-PID (TGID) as the "
+		      "general search does (%u events)", fast);
 	}
 	/* fields converted while the payload is split, then a later token continues the value */
 	parse("  r-7 [001] .....  1.000001: mmap_lock_wait_end: pid=7 tgid=5 x prio=120 [m] mm=1f y write=1 z success=true waited_ns=1");
@@ -288,21 +421,21 @@ int main(void)
 
 		for (n = 0; n < 20000; n++) {
 			const struct mmlock_event *ev = &mmlock_events[n % MMLOCK_EV_NR];
-			int len, j, f, nf, v1;
+			int len, j, f, nf, v1, nk = template_len(ev);
 
-			if (!ev->custom || !ev->nr_fields)
+			if (!nk)
 				continue;
 			seed = seed * 1103515245 + 12345;
 			v1 = seed >> 9 & 1;
 			len = snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: %s:%s", ev->name,
 				       v1 ? " pid=17" : "");
-			nf = (int)(seed >> 16) % ((int)ev->nr_fields + 2);
-			for (j = 0; j < nf && j < (int)ev->nr_fields; j++) {
+			nf = (int)(seed >> 16) % (nk + 2);
+			for (j = 0; j < nf && j < nk; j++) {
 				seed = seed * 1103515245 + 12345;
 				chosen[j] = (seed >> 8) % 4 ? "12" :
 					    vals[(seed >> 16) % (sizeof(vals) / sizeof(vals[0]))];
 				len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%s",
-						ev->fields[j].name, chosen[j]);
+						template_key(ev, j), chosen[j]);
 			}
 			snprintf(other, sizeof(other), "%s zz=1", line);
 			parse(line);
@@ -315,7 +448,7 @@ int main(void)
 
 				packed++;
 				for (k = 0; k < j; k++) {
-					const char *key = ev->fields[k].name, *got = parsed_get(&a, key);
+					const char *key = template_key(ev, k), *got = parsed_get(&a, key);
 					const char *want = v1 && !strcmp(key, "pid") ? "17" : chosen[k];
 
 					if (!got || strcmp(got, want))
