@@ -11,7 +11,7 @@ set -eu
 
 build="build-essential pkg-config libtracefs-dev libtraceevent-dev libjson-c-dev libdw-dev
 	libtracecmd-dev libzstd-dev zlib1g-dev zstd gzip jq cppcheck clang libclang-rt-14-dev"
-kernel="linux-source-6.12 qemu-system-x86 busybox-static e2fsprogs cpio bc flex bison
+kernel="qemu-system-x86 busybox-static e2fsprogs cpio bc flex bison
 	libelf-dev libssl-dev gcc-aarch64-linux-gnu ccache xz-utils kmod"
 gpu="libvulkan-dev mesa-vulkan-drivers libegl-dev libgles-dev"
 bench="time linux-perf"
