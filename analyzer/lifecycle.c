@@ -77,6 +77,7 @@ int writer_known_path(const char *f)
 #define NR_BINS		128
 #define MAX_TGIDS	1024
 #define MAX_REFAULTS	65536
+#define TG_RECENT	16	/* a power of two */
 
 struct tg {
 	int		tgid;
@@ -94,7 +95,11 @@ struct lifecycle {
 	struct tg	**tgs;		/* in the order first seen */
 	int		nr_tgs, dropped_tgs;
 	struct htab	index;		/* tgid -> struct tg */
-	struct tg	*last;		/* found last: events come in runs of one TGID */
+	/*
+	 * The TGIDs found last, by TGID modulo TG_RECENT: events come in runs
+	 * of a few TGIDs taking turns, which one entry would miss each time.
+	 */
+	struct tg	*recent[TG_RECENT];
 	uint64_t	seed;
 	struct refault	*rf;		/* open addressing, capped */
 	size_t		nr_rf;
@@ -130,7 +135,7 @@ static int tg_eq(const void *item, const void *key)
 	return ((const struct tg *)item)->tgid == *(const int *)key;
 }
 
-/* tg_get() of a TGID other than the last one: out of line, events come in runs */
+/* tg_get() of a TGID not found lately: out of line, events come in runs */
 static struct tg * __attribute__((noinline)) tg_get_slow(struct lifecycle *lc, int tgid)
 {
 	uint64_t h;
@@ -139,7 +144,7 @@ static struct tg * __attribute__((noinline)) tg_get_slow(struct lifecycle *lc, i
 	h = hash_mix(lc->seed, (uint64_t)tgid);
 	t = htab_find(&lc->index, h, tg_eq, &tgid);
 	if (t)
-		return lc->last = t;
+		return lc->recent[(unsigned int)tgid & (TG_RECENT - 1)] = t;
 	if (lc->nr_tgs == MAX_TGIDS) {
 		lc->dropped_tgs++;
 		return NULL;
@@ -149,12 +154,12 @@ static struct tg * __attribute__((noinline)) tg_get_slow(struct lifecycle *lc, i
 	lc->tgs = xrealloc(lc->tgs, (size_t)(lc->nr_tgs + 1) * sizeof(*lc->tgs));
 	lc->tgs[lc->nr_tgs++] = t;
 	htab_add(&lc->index, h, t);
-	return lc->last = t;
+	return lc->recent[(unsigned int)tgid & (TG_RECENT - 1)] = t;
 }
 
 static struct tg *tg_get(struct lifecycle *lc, int tgid)
 {
-	struct tg *t = lc->last;
+	struct tg *t = lc->recent[(unsigned int)tgid & (TG_RECENT - 1)];
 
 	return t && t->tgid == tgid ? t : tg_get_slow(lc, tgid);
 }
