@@ -114,12 +114,29 @@ struct hold {
 	short		write, set;	/* a slot per open mm: kept small */
 };
 
+/*
+ * A stock write hold kept in its slot rather than as a write interval
+ * (IV_SM): while no contended wait is open or kept (nothing it could be
+ * attributed to) it needs no sweep, and most holds close so.  It becomes
+ * the interval it stands for (stock_swhold_ival()) when a contended wait
+ * begins; else it is tallied at its release as that interval would be.
+ */
+struct swhold {
+	uint64_t	start, hold_start;
+	uint64_t	epoch;		/* its CPU's [LOST] count when it began */
+	struct task	*task;
+	struct call	*call;		/* only for a stack block: NULL until one came */
+	struct mmslot	*prev, *next;	/* mmslot_table.swholds, in start order */
+	int		cpu, prio, set;
+};
+
 /* A task's mmap_lock state for one mm (custom and stock events kept apart). */
 struct mmslot {
 	int		pid, stock;
 	uint64_t	mm;
-	struct ival	*wait, *acq;
+	struct ival	*wait, *acq;	/* acq, or else swh: the write acquisition */
 	struct hold	hold;
+	struct swhold	swh;
 };
 
 struct waitstat {
@@ -171,6 +188,7 @@ struct task {
 	uint64_t	sfault_epoch;
 	unsigned int	absorb[SLOT_NR];
 	struct call	*stack_target;	/* the call a following stack block belongs to */
+	struct mmslot	*stack_swh;	/* or the struct swhold of this slot (its call) */
 	int		stack_target_cpu;
 	uint64_t	stack_target_epoch;
 	char		*pending_stack;	/* --stack-position before; NULL when none */
@@ -296,6 +314,7 @@ struct task_table {
 struct mmslot_table {
 	struct slab		slab;
 	struct htab		tab;		/* by (pid, mm, stock) */
+	struct mmslot		*swh_head, *swh_tail;	/* slots holding a struct swhold */
 };
 
 #define CALLER_RECENT	4	/* caller texts tally_caller() remembers */

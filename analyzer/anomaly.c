@@ -92,7 +92,8 @@ static int truncated(struct analysis *an, int cpu, uint64_t epoch)
 void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmslot *s)
 {
 	if (s->wait && truncated(an, s->wait->cpu, s->wait->epoch)) {
-		if (s->acq && s->acq->start == s->wait->start)
+		if ((s->acq && s->acq->start == s->wait->start) ||
+		    (s->swh.set && s->swh.start == s->wait->start))
 			mmslot_drop_acq(an, s);
 		ival_free(an, s->wait);
 		s->wait = NULL;
@@ -104,7 +105,7 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 		mmslot_drop_acq(an, s);	/* a queued stock writer: its wait was truncated too */
 	if (s->hold.set && truncated(an, s->hold.cpu, s->hold.epoch)) {
 		s->hold.set = 0;
-		if (s->acq)
+		if (mmslot_has_acq(s))
 			mmslot_drop_acq(an, s);
 		t->absorb[SLOT_MMAP_HOLD]++;
 		an->anom.truncated++;
@@ -181,7 +182,8 @@ void anomaly_settle_task_slow(struct analysis *an, struct task *t)
 {
 	size_t i;
 
-	if (t->stack_target && truncated(an, t->stack_target_cpu, t->stack_target_epoch))
+	if ((t->stack_target || t->stack_swh) &&
+	    truncated(an, t->stack_target_cpu, t->stack_target_epoch))
 		stack_target_put(t);	/* its block, if any, follows the loss */
 	for (i = 0; i < ARRAY_SIZE(task_open); i++) {
 		const struct task_open *o = &task_open[i];
@@ -233,7 +235,7 @@ static void mmslot_finish(void *obj, void *ctx)
 	struct analysis *an = w->an;
 	struct mmslot *s = obj;
 
-	if (!s->wait && !s->hold.set && !s->acq)
+	if (!s->wait && !s->hold.set && !mmslot_has_acq(s))
 		return;
 	if (!w->t || w->t->pid != s->pid)
 		w->t = task_find(an, s->pid);
@@ -248,7 +250,7 @@ static void mmslot_finish(void *obj, void *ctx)
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_UNCLOSED);
 		s->hold.set = 0;
 	}
-	if (s->acq)
+	if (mmslot_has_acq(s))
 		mmslot_drop_acq(an, s);
 }
 

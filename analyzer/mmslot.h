@@ -75,8 +75,20 @@ void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s);
  */
 static inline void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	if (s != t->ms_kept && !s->wait && !s->hold.set && !s->acq)
+	if (s != t->ms_kept && !s->wait && !s->hold.set && !s->acq && !s->swh.set)
 		mmslot_release_slow(an, t, s);
+}
+
+/**
+ * mmslot_has_acq() - @s has a write acquisition: an interval, or a stock
+ *	write hold kept in the slot (struct swhold)
+ * @s: the slot
+ *
+ * Return: nonzero when it has.
+ */
+static inline int mmslot_has_acq(const struct mmslot *s)
+{
+	return s->acq || s->swh.set;
 }
 
 /**
@@ -89,9 +101,26 @@ void mmslot_forget_kept(struct analysis *an, struct task *t);
 /**
  * mmslot_drop_acq() - forget @s's write acquisition without closing it
  * @an: the analysis
- * @s: the slot
+ * @s: the slot; its acquisition an interval or a struct swhold
  */
 void mmslot_drop_acq(struct analysis *an, struct mmslot *s);
+
+/**
+ * mmslot_swh_link() - @s now holds a struct swhold: on the list of those
+ * @an: the analysis
+ * @s: the slot, its swhold set
+ *
+ * The list is in the order they began: stock_swhold_all() makes them
+ * intervals in it, the order the open write intervals' list keeps.
+ */
+void mmslot_swh_link(struct analysis *an, struct mmslot *s);
+
+/**
+ * mmslot_swh_clear() - @s's struct swhold ends: off the list, its call put
+ * @an: the analysis
+ * @s: the slot, its swhold set
+ */
+void mmslot_swh_clear(struct analysis *an, struct mmslot *s);
 
 /**
  * mmslot_release_all() - free every slot (the analysis ends)

@@ -527,7 +527,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
 	if (pl->ts_ns < h->start) {
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_END_BEFORE_START);
 		h->set = 0;
-		if (s->acq)
+		if (mmslot_has_acq(s))
 			mmslot_drop_acq(an, s);
 		return;
 	}
@@ -547,7 +547,7 @@ static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
 	}
 	if (!stock && write && s->acq)
 		close_acq(an, s, pl->ts_ns);
-	else if (stock && write && s->acq)
+	else if (stock && write && mmslot_has_acq(s))
 		stock_close_write(an, s, pl->ts_ns);
 }
 

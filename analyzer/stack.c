@@ -40,11 +40,21 @@ void stack_block_end(struct analysis *an)
 		free(t->pending_stack);
 		t->pending_stack = an->stk.buf[0] ? xstrdup(an->stk.buf) : NULL;
 		t->pending_cpu = an->stk.cpu;
-	} else if (t->stack_target && t->stack_target_cpu == an->stk.cpu &&
-		   t->stack_target_epoch == anomaly_epoch(an, an->stk.cpu) &&
-		   !t->stack_target->stack[0]) {
+	} else if ((t->stack_target || t->stack_swh) && t->stack_target_cpu == an->stk.cpu &&
+		   t->stack_target_epoch == anomaly_epoch(an, an->stk.cpu)) {
 		/* not after a [LOST] on that CPU: the block may be another event's */
-		copy_str(t->stack_target->stack, STACK_LEN, an->stk.buf);
+		struct call *c = t->stack_target;
+
+		/* a stock write hold still in its slot gets its call now */
+		if (!c && t->stack_swh->swh.set) {
+			struct swhold *z = &t->stack_swh->swh;
+
+			if (!z->call)
+				z->call = call_new(z->start);
+			c = z->call;
+		}
+		if (c && !c->stack[0])
+			copy_str(c->stack, STACK_LEN, an->stk.buf);
 	}
 	an->stk.task = NULL;
 	task_settle_idle(an, t);

@@ -17,6 +17,7 @@ static inline void stack_target_put(struct task *t)
 {
 	call_put(t->stack_target);
 	t->stack_target = NULL;
+	t->stack_swh = NULL;
 }
 
 /**
@@ -50,6 +51,26 @@ static inline void stack_target_set(struct analysis *an, struct task *t, struct 
 	t->stack_target_epoch = anomaly_epoch(an, cpu);
 	if (an->opts.stack_before)
 		stack_target_fill(t, c, cpu);
+}
+
+/**
+ * stack_target_swh() - a following stack block of @t's belongs to the stock
+ *	write hold of @s (struct swhold, which makes its call when one comes)
+ * @an: the analysis
+ * @t: the task
+ * @s: its slot holding the swhold; it lives until the next event of @t
+ *	(only @t's events free @t's slots, and each puts the target first)
+ * @cpu: the CPU of the event: only a block from it is the hold's
+ *
+ * Not with --stack-position before (a swhold is not made then).
+ */
+static inline void stack_target_swh(struct analysis *an, struct task *t, struct mmslot *s,
+				    int cpu)
+{
+	stack_target_put(t);
+	t->stack_swh = s;
+	t->stack_target_cpu = cpu;
+	t->stack_target_epoch = anomaly_epoch(an, cpu);
 }
 
 /**

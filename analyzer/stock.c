@@ -88,7 +88,7 @@ static struct ival *writer_open(struct analysis *an, struct task *t, struct mmsl
 	/* taken first: @t keeps a reference while the old interval goes */
 	struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 
-	if (s->acq)
+	if (mmslot_has_acq(s))
 		mmslot_drop_acq(an, s);
 	m->mm = s->mm;
 	m->write = 1;
@@ -99,12 +99,80 @@ static struct ival *writer_open(struct analysis *an, struct task *t, struct mmsl
 	return m;
 }
 
+/*
+ * The write interval @s's struct swhold stands for, opened as writer_open()
+ * and stock_write_holds() would have when it began: on the open list now,
+ * after every open write interval (they all began before it, see
+ * stock_swhold_all()).
+ */
+static struct ival *swhold_ival(struct analysis *an, struct mmslot *s)
+{
+	struct swhold *z = &s->swh;
+	struct ival *m = ival_new(an, z->task, z->start, z->cpu, z->prio);
+
+	m->epoch = z->epoch;
+	m->mm = s->mm;
+	m->write = 1;
+	m->flags = IV_SM;
+	m->has_hold = 1;
+	m->hold_start = z->hold_start;
+	m->call = z->call ? z->call : call_new(z->start);	/* its reference moves */
+	z->call = NULL;
+	/* a stack block of the hold's event may still come: to the call */
+	if (z->task->stack_swh == s) {
+		z->task->stack_swh = NULL;
+		z->task->stack_target = call_get(m->call);
+	}
+	mmslot_swh_clear(an, s);
+	s->acq = m;
+	pair_open(an, L_OPEN_SM, m);
+	return m;
+}
+
+/*
+ * A contended wait begins: what it may be attributed to must be on the
+ * sweep, so every struct swhold becomes its interval.  A swhold is made
+ * only while no contended wait is open or kept, so every write interval
+ * already open began before them: the open list stays in start order.
+ */
+static void stock_swhold_all(struct analysis *an)
+{
+	while (an->ms.swh_head)
+		swhold_ival(an, an->ms.swh_head);
+}
+
 /* A stock write hold begins (@s's write call got the lock, or a trylock did). */
 void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
 		       const struct parsed_line *pl)
 {
 	struct ival *m = s->acq;
 
+	if (!m && s->swh.set) {
+		/* a nested begin: as the interval's, only the hold's start moves */
+		s->swh.hold_start = pl->ts_ns;
+		stack_target_swh(an, t, s, pl->cpu);
+		return;
+	}
+	/*
+	 * Nothing it could be attributed to is open or kept, and no hook
+	 * wants it as an interval: kept in the slot (struct swhold), where
+	 * most holds end unseen by the sweep.  The write hold's stack block
+	 * (stacktrace if write == 1), if one comes, gets a call of its own.
+	 */
+	if (!m && !an->sw.lists[L_OPEN_SW].head && !an->sw.lists[L_CLOSED_SW].head &&
+	    !an->opts.on_ival && !an->opts.stack_before) {
+		struct swhold *z = &s->swh;
+
+		z->start = z->hold_start = pl->ts_ns;
+		z->cpu = pl->cpu;
+		z->epoch = anomaly_epoch(an, pl->cpu);
+		z->prio = t->prio;
+		z->task = t;
+		z->set = 1;
+		mmslot_swh_link(an, s);
+		stack_target_swh(an, t, s, pl->cpu);
+		return;
+	}
 	if (!m)
 		m = writer_open(an, t, s, pl);
 	m->has_hold = 1;
@@ -117,6 +185,25 @@ void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts)
 {
 	struct ival *m = s->acq;
 
+	if (!m) {
+		struct swhold *z = &s->swh;
+
+		/*
+		 * No contended wait is open or kept (else it would be an
+		 * interval): it pairs with nothing, and its interval would go
+		 * at once, tallied, unless closed write intervals still wait
+		 * to be (then it goes through the sweep, to be tallied after
+		 * them, in the same order).
+		 */
+		if (an->sw.lists[L_CLOSED_SM].head) {
+			m = swhold_ival(an, s);
+		} else {
+			tally_swriter_hold(an, z->task, z->prio, z->start, z->hold_start, ts,
+					   z->call);
+			mmslot_swh_clear(an, s);
+			return;
+		}
+	}
 	s->acq = NULL;
 	m->end = ts;
 	pair_close(an, m, L_CLOSED_SM, L_CLOSED_SW);
@@ -147,7 +234,7 @@ void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
 		}
 	}
 	/* a queued write call that gave up (killed): its interval ends, no hold */
-	if (call->write && !success && s->acq)
+	if (call->write && !success && mmslot_has_acq(s))
 		stock_close_write(an, s, pl->ts_ns);
 }
 
@@ -187,6 +274,7 @@ void stock_contention_begin(struct analysis *an, struct task *t, const struct pa
 	}
 	if (write != call->write)
 		anomaly_count(an, SLOT_MMAP_CWAIT, SA_MODE_MISMATCH);
+	stock_swhold_all(an);
 	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 	iv->mm = s->mm;
 	iv->write = call->write;

@@ -35,10 +35,10 @@ void tally_caller_func(char *dst, size_t size, const char *caller)
 
 /*
  * The caller of a stock write hold: the first frame of its stack (the
- * tracing frames already left out) that is not the rwsem itself, "" when no
- * stack was recorded.
+ * tracing frames already left out) that is not the rwsem itself, "" when
+ * there is none (tally_stock_caller() tells an empty stack inline).
  */
-void tally_stock_caller(char *dst, size_t size, const char *stack)
+void tally_stock_caller_frames(char *dst, size_t size, const char *stack)
 {
 	static const char *const lock_prefix[] = { "down_", "__down_", "rwsem_", "__rwsem_" };
 	const char *f = stack;
@@ -322,43 +322,43 @@ static struct scaller *scaller_get(struct analysis *an, const char *caller)
 
 /*
  * A stock write interval nothing can pair with any more: its hold, its
- * queueing and the waits attributed to it go to its writer's row (pid,
- * caller) and its caller's.
+ * queueing and the waits attributed to it (in @c, NULL when none were
+ * and no stack came) go to its writer's row (pid, caller) and its caller's.
  */
-void tally_swriter_fold(struct analysis *an, struct ival *m)
+static void swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold,
+			 uint64_t start, uint64_t hold_start, uint64_t end, const struct call *c)
 {
-	struct call *c = m->call;
+	static const struct call none;	/* no waiter, no stack */
 	char caller[CALLER_LEN];
-	uint64_t hold = m->has_hold ? m->end - m->hold_start : 0;
-	uint64_t queued = (m->has_hold ? m->hold_start : m->end) - m->start;
+	uint64_t hold = has_hold ? end - hold_start : 0;
+	uint64_t queued = (has_hold ? hold_start : end) - start;
 	struct swriter *w;
 	struct scaller *sc;
 	unsigned int i;
 
-	if (c->stack[0])
-		tally_stock_caller(caller, sizeof(caller), c->stack);
-	else
-		caller[0] = '\0';	/* no stack recorded, the common case */
+	if (!c)
+		c = &none;
+	tally_stock_caller(caller, sizeof(caller), c->stack);
 	sc = scaller_get(an, caller);
-	sc->holds += m->has_hold;
+	sc->holds += (unsigned int)has_hold;
 	sc->waiters += c->nw;
 	sc->waited_ns += c->w_ns;
 	sc->b_pairs += c->b_pairs;
 	sc->b_ns += c->b_ns;
-	w = swriter_get(an, m->task->pid, caller);
+	w = swriter_get(an, t->pid, caller);
 	if (!w) {
 		an->tally.swriters_omitted++;
 		return;
 	}
-	w->tgid = m->task->tgid;
+	w->tgid = t->tgid;
 	/* a writer's name seldom changes: the same copy of it is the same text */
-	if (w->comm_gen != m->task->comm_gen) {
-		copy_str(w->comm, sizeof(w->comm), m->task->comm);
-		w->comm_gen = m->task->comm_gen;
+	if (w->comm_gen != t->comm_gen) {
+		copy_str(w->comm, sizeof(w->comm), t->comm);
+		w->comm_gen = t->comm_gen;
 	}
-	if (m->prio >= 0)
-		w->prio = m->prio;
-	w->holds += m->has_hold;
+	if (prio >= 0)
+		w->prio = prio;
+	w->holds += (unsigned int)has_hold;
 	w->hold_ns += hold;
 	if (hold > w->hold_max_ns)
 		w->hold_max_ns = hold;
@@ -384,6 +384,17 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 		htab_add(&an->tally.waiter_pairs, h, wp);
 		w->waiter_pids++;
 	}
+}
+
+void tally_swriter_fold(struct analysis *an, struct ival *m)
+{
+	swriter_fold(an, m->task, m->prio, m->has_hold, m->start, m->hold_start, m->end, m->call);
+}
+
+void tally_swriter_hold(struct analysis *an, const struct task *t, int prio, uint64_t start,
+			uint64_t hold_start, uint64_t end, const struct call *c)
+{
+	swriter_fold(an, t, prio, 1, start, hold_start, end, c);
 }
 
 /* The items of @h, freed with it. */

@@ -23,13 +23,29 @@
 void tally_caller_func(char *dst, size_t size, const char *caller);
 
 /**
+ * tally_stock_caller_frames() - tally_stock_caller() of a stack that may hold frames
+ * @dst: the result
+ * @size: of @dst
+ * @stack: the call's stack
+ */
+void tally_stock_caller_frames(char *dst, size_t size, const char *stack);
+
+/**
  * tally_stock_caller() - the caller of a stock write hold
  * @dst: the result: the first frame of @stack that is not the rwsem itself,
  *	"" when no stack was recorded
  * @size: of @dst
  * @stack: the call's stack ("func;func;...", tracing frames left out)
+ *
+ * Inline up to the test of an empty stack: most holds have none.
  */
-void tally_stock_caller(char *dst, size_t size, const char *stack);
+static inline void tally_stock_caller(char *dst, size_t size, const char *stack)
+{
+	if (stack[0])
+		tally_stock_caller_frames(dst, size, stack);
+	else
+		dst[0] = '\0';
+}
 
 /**
  * tally_reason() - count @word in @rc
@@ -90,6 +106,21 @@ void tally_wait(struct analysis *an, struct task *t, enum wait_kind k, uint64_t 
  * row (pid, caller) and its caller's.
  */
 void tally_swriter_fold(struct analysis *an, struct ival *m);
+
+/**
+ * tally_swriter_hold() - tally_swriter_fold() of a write hold that was no interval
+ * @an: the analysis
+ * @t: its task
+ * @prio: its priority when it began
+ * @start: when it began; @hold_start: when its (last) hold began
+ * @end: its release
+ * @c: the call its stack block went to, NULL when none came
+ *
+ * A stock write hold kept in its slot (struct swhold): no wait was
+ * attributed to it.
+ */
+void tally_swriter_hold(struct analysis *an, const struct task *t, int prio, uint64_t start,
+			uint64_t hold_start, uint64_t end, const struct call *c);
 
 /**
  * tally_release() - free the tables (the analysis ends)

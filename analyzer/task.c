@@ -75,7 +75,7 @@ static int task_is_idle(const struct analysis *an, const struct task *t)
 
 	/* the mmap_lock slots first: the stock events have nothing else open */
 	if (t->nr_mms || t->refs || t->fault || t->fw || t->gap || t->vwrite || t->vw ||
-	    t->stack_target || t == an->stk.task)
+	    t->stack_target || t->stack_swh || t == an->stk.task)
 		return 0;
 	/* no early exit: the compiler ORs the absorbs a vector at a time */
 	for (s = 0; s < SLOT_NR; s++)
