@@ -7,12 +7,29 @@
 #include "pair.h"
 #include "task.h"
 
+/* ival_new() sets each member by name: a member added asks for it there too. */
+_Static_assert(sizeof(struct ival) == 144, "struct ival changed: set the new member in ival_new()");
+
 struct ival *ival_new(struct analysis *an, struct task *t, uint64_t ts, int cpu, int prio)
 {
 	struct ival *iv = slab_take(&an->ival_slab, sizeof(*iv));
 
-	*iv = (struct ival){ .start = ts, .task = t, .cpu = cpu, .epoch = anomaly_epoch(an, cpu),
-			     .prio = prio, .list = -1 };
+	/*
+	 * Member by member, not a compound literal: GCC clears a struct of
+	 * this size with rep stos, whose start-up costs more than the stores.
+	 */
+	iv->prev = iv->next = NULL;
+	iv->start = ts;
+	iv->end = iv->mm = iv->vma = iv->hold_start = iv->lock_addr = iv->seq = 0;
+	iv->epoch = anomaly_epoch(an, cpu);
+	iv->call = NULL;
+	iv->task = t;
+	iv->bk[0] = iv->bk[1] = NULL;
+	iv->prio = prio;
+	iv->cpu = cpu;
+	iv->lock = iv->write = iv->has_vma = iv->has_hold = 0;
+	iv->flags = 0;
+	iv->list = -1;
 	t->refs++;
 	return iv;
 }

@@ -259,17 +259,15 @@ static int waiter_pair_eq(const void *item, const void *key)
 	return a->row == b->row && a->pid == b->pid;
 }
 
-/* A writer row by (pid, caller); NULL past MAX_SWRITERS rows. */
-static struct swriter *swriter_get(struct analysis *an, int pid, const char *caller)
+/* swriter_get() past the rows found last: out of line, the fold stays small. */
+static struct swriter * __attribute__((noinline))
+swriter_get_slow(struct analysis *an, int pid, const char *caller)
 {
 	struct swriter **r = &an->tally.swriter_recent[(unsigned int)pid & (SWRITER_RECENT - 1)];
 	struct swriter_key k = { pid, caller };
-	struct swriter *w = *r;
+	struct swriter *w;
 	uint64_t h;
 
-	/* a write interval is folded per hold: the same few writers over and over */
-	if (w && w->pid == pid && str_eq(w->caller, caller))
-		return w;
 	h = hash_str(hash_mix(an->seed, (uint64_t)(unsigned int)pid), caller);
 	w = htab_find(&an->tally.swriters, h, swriter_eq, &k);
 	if (w)
@@ -289,14 +287,24 @@ static struct swriter *swriter_get(struct analysis *an, int pid, const char *cal
 	return w;
 }
 
-/* A writer caller's row; past MAX_CALLERS of them the rest are "other". */
-static struct scaller *scaller_get(struct analysis *an, const char *caller)
+/* A writer row by (pid, caller); NULL past MAX_SWRITERS rows. */
+static inline struct swriter *swriter_get(struct analysis *an, int pid, const char *caller)
 {
-	struct scaller *c = an->tally.scaller_last;
+	struct swriter *w = an->tally.swriter_recent[(unsigned int)pid & (SWRITER_RECENT - 1)];
+
+	/* a write interval is folded per hold: the same few writers over and over */
+	if (w && w->pid == pid && str_eq(w->caller, caller))
+		return w;
+	return swriter_get_slow(an, pid, caller);
+}
+
+/* scaller_get() of another caller than the last: out of line. */
+static struct scaller * __attribute__((noinline))
+scaller_get_slow(struct analysis *an, const char *caller)
+{
+	struct scaller *c;
 	uint64_t h;
 
-	if (c && str_eq(c->caller, caller))
-		return c;
 	h = hash_str(an->seed, caller);
 	c = htab_find(&an->tally.scallers, h, scaller_eq, caller);
 	if (c) {
@@ -320,31 +328,46 @@ static struct scaller *scaller_get(struct analysis *an, const char *caller)
 	return c;
 }
 
+/* A writer caller's row; past MAX_CALLERS of them the rest are "other". */
+static inline struct scaller *scaller_get(struct analysis *an, const char *caller)
+{
+	struct scaller *c = an->tally.scaller_last;
+
+	if (c && str_eq(c->caller, caller))
+		return c;
+	return scaller_get_slow(an, caller);
+}
+
 /*
  * A stock write interval nothing can pair with any more: its hold, its
- * queueing and the waits attributed to it (in @c, NULL when none were
- * and no stack came) go to its writer's row (pid, caller) and its caller's.
+ * queueing and the waits attributed to it (in @c; NULL: none, and no stack
+ * came) go to its writer's row (pid, caller) and its caller's.  Inline in
+ * its callers: with @c NULL (most holds) what it would add is known to be 0.
  */
-static void swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold,
-			 uint64_t start, uint64_t hold_start, uint64_t end, const struct call *c)
+static inline __attribute__((always_inline)) void
+swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold, uint64_t start,
+	     uint64_t hold_start, uint64_t end, const struct call *c)
 {
-	static const struct call none;	/* no waiter, no stack */
 	char caller[CALLER_LEN];
 	uint64_t hold = has_hold ? end - hold_start : 0;
 	uint64_t queued = (has_hold ? hold_start : end) - start;
+	uint64_t nw = c ? c->nw : 0, w_ns = c ? c->w_ns : 0;
 	struct swriter *w;
 	struct scaller *sc;
 	unsigned int i;
 
-	if (!c)
-		c = &none;
-	tally_stock_caller(caller, sizeof(caller), c->stack);
+	if (c)
+		tally_stock_caller(caller, sizeof(caller), c->stack);
+	else
+		caller[0] = '\0';
 	sc = scaller_get(an, caller);
-	sc->holds += (unsigned int)has_hold;
-	sc->waiters += c->nw;
-	sc->waited_ns += c->w_ns;
-	sc->b_pairs += c->b_pairs;
-	sc->b_ns += c->b_ns;
+	sc->holds += has_hold;
+	sc->waiters += nw;
+	sc->waited_ns += w_ns;
+	if (c) {
+		sc->b_pairs += c->b_pairs;
+		sc->b_ns += c->b_ns;
+	}
 	w = swriter_get(an, t->pid, caller);
 	if (!w) {
 		an->tally.swriters_omitted++;
@@ -358,16 +381,16 @@ static void swriter_fold(struct analysis *an, const struct task *t, int prio, in
 	}
 	if (prio >= 0)
 		w->prio = prio;
-	w->holds += (unsigned int)has_hold;
+	w->holds += has_hold;
 	w->hold_ns += hold;
 	if (hold > w->hold_max_ns)
 		w->hold_max_ns = hold;
 	w->queued_ns += queued;
-	w->waiters += c->nw;
-	w->waited_ns += c->w_ns;
-	if (c->nw > w->max_queue)
-		w->max_queue = c->nw;
-	for (i = 0; i < c->nwpids; i++) {
+	w->waiters += nw;
+	w->waited_ns += w_ns;
+	if (nw > w->max_queue)
+		w->max_queue = nw;
+	for (i = 0; c && i < c->nwpids; i++) {
 		struct waiter_pair k = { w->idx, c->wpids[i] }, *wp;
 		uint64_t h = hash_mix(hash_mix(an->seed, (uint64_t)(unsigned int)k.row),
 				      (uint64_t)(unsigned int)k.pid);
@@ -394,7 +417,10 @@ void tally_swriter_fold(struct analysis *an, struct ival *m)
 void tally_swriter_hold(struct analysis *an, const struct task *t, int prio, uint64_t start,
 			uint64_t hold_start, uint64_t end, const struct call *c)
 {
-	swriter_fold(an, t, prio, 1, start, hold_start, end, c);
+	if (c)
+		swriter_fold(an, t, prio, 1, start, hold_start, end, c);
+	else
+		swriter_fold(an, t, prio, 1, start, hold_start, end, NULL);
 }
 
 /* The items of @h, freed with it. */
