@@ -195,7 +195,8 @@ struct task {
 	int		pending_cpu;
 	struct pidstat	*ps;		/* its waits, NULL until the first */
 	struct task	*idle_prev, *idle_next;
-	int		idle;		/* on the idle list */
+	uint64_t	idle_seq;	/* when it went idle (task_table.idle_clock) */
+	int		idle;		/* idle (on the idle list once it is kept) */
 	int		live;		/* not given back to its slab (slab_walk()) */
 };
 
@@ -301,6 +302,13 @@ struct task_table {
 	struct task		*recent[TASK_RECENT];
 	struct task		*idle_head, *idle_tail;
 	size_t			nr_idle;
+	/*
+	 * Which idle task goes first matters only past MAX_IDLE_TASKS tasks:
+	 * until there are that many, the idle list is not kept (idle_listed
+	 * 0), only each task's idle_seq, which orders the list when it is made.
+	 */
+	uint64_t		idle_clock;
+	int			idle_listed;
 	uint64_t		comm_gen;	/* task names copied so far */
 	int			finishing;	/* analysis_finish() is walking the tasks */
 	/*

@@ -12,6 +12,7 @@
 #include "mmslot.h"
 #include "stack.h"
 #include "task.h"
+#include "util.h"
 
 static int task_eq(const void *item, const void *key)
 {
@@ -34,6 +35,10 @@ struct task *task_find(struct analysis *an, int pid)
 
 void task_wake(struct analysis *an, struct task *t)
 {
+	t->idle = 0;
+	an->tt.nr_idle--;
+	if (!an->tt.idle_listed)
+		return;
 	if (t->idle_prev)
 		t->idle_prev->idle_next = t->idle_next;
 	else
@@ -43,8 +48,6 @@ void task_wake(struct analysis *an, struct task *t)
 	else
 		an->tt.idle_tail = t->idle_prev;
 	t->idle_prev = t->idle_next = NULL;
-	t->idle = 0;
-	an->tt.nr_idle--;
 }
 
 static void task_free(struct analysis *an, struct task *t)
@@ -89,6 +92,10 @@ void task_settle_idle_slow(struct analysis *an, struct task *t)
 	if (t->idle || !task_is_idle(an, t))
 		return;
 	t->idle = 1;
+	t->idle_seq = ++an->tt.idle_clock;
+	an->tt.nr_idle++;
+	if (!an->tt.idle_listed)
+		return;
 	t->idle_prev = an->tt.idle_tail;
 	t->idle_next = NULL;
 	if (an->tt.idle_tail)
@@ -96,9 +103,57 @@ void task_settle_idle_slow(struct analysis *an, struct task *t)
 	else
 		an->tt.idle_head = t;
 	an->tt.idle_tail = t;
-	an->tt.nr_idle++;
 	while (an->tt.nr_idle > MAX_IDLE_TASKS && !an->tt.finishing)
 		task_free(an, an->tt.idle_head);
+}
+
+struct idle_walk {
+	struct task	**v;
+	size_t		n;
+};
+
+static void idle_collect(void *obj, void *ctx)
+{
+	struct task *t = obj;
+	struct idle_walk *w = ctx;
+
+	if (t->live && t->idle)
+		w->v[w->n++] = t;
+}
+
+static int idle_seq_cmp(const void *a, const void *b)
+{
+	uint64_t x = (*(struct task *const *)a)->idle_seq, y = (*(struct task *const *)b)->idle_seq;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * More tasks than MAX_IDLE_TASKS: from now on the oldest idle one may have
+ * to be forgotten, and the idle list is kept.  The tasks idle now go on it
+ * in the order they went idle, as if it had been kept all along.
+ */
+static void idle_list_make(struct analysis *an)
+{
+	struct idle_walk w = { xcalloc(an->tt.nr_idle + 1, sizeof(*w.v)), 0 };
+	size_t i;
+
+	slab_walk(&an->tt.slab, sizeof(struct task), idle_collect, &w);
+	qsort(w.v, w.n, sizeof(*w.v), idle_seq_cmp);
+	an->tt.idle_head = an->tt.idle_tail = NULL;
+	for (i = 0; i < w.n; i++) {
+		struct task *t = w.v[i];
+
+		t->idle_prev = an->tt.idle_tail;
+		t->idle_next = NULL;
+		if (an->tt.idle_tail)
+			an->tt.idle_tail->idle_next = t;
+		else
+			an->tt.idle_head = t;
+		an->tt.idle_tail = t;
+	}
+	free(w.v);
+	an->tt.idle_listed = 1;
 }
 
 struct task *task_get_slow(struct analysis *an, int pid)
@@ -119,6 +174,8 @@ struct task *task_get_slow(struct analysis *an, int pid)
 	htab_add(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), t);
 	an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)] = t;
 	an->tt.nr++;
+	if (an->tt.nr > MAX_IDLE_TASKS && !an->tt.idle_listed)
+		idle_list_make(an);
 	return t;
 }
 

@@ -15,9 +15,9 @@
 struct task *task_find(struct analysis *an, int pid);
 
 /**
- * task_wake() - take @t off the idle list: an event of it came
+ * task_wake() - @t is no longer idle (off the idle list, if kept): an event of it came
  * @an: the analysis
- * @t: the task, on the idle list
+ * @t: the task, idle
  */
 void task_wake(struct analysis *an, struct task *t);
 
