@@ -343,8 +343,8 @@ static void on_vma_write_done(struct analysis *an, struct task *t,
 	call_end(an, t, &t->vwrite, SLOT_VMA_WRITE, &t->vw, SLOT_VMA_WAIT);
 }
 
-static void mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl,
-			    int stock)
+static inline __attribute__((always_inline)) void
+mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *pl, int stock)
 {
 	uint64_t mm = pl_hex(pl, PF_MM);
 	struct mmslot *s = mmslot_get(an, t, mm, stock);
@@ -397,7 +397,8 @@ static void mmap_wait_start(struct analysis *an, struct task *t, const struct pa
 	}
 }
 
-static void mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *s,
+static inline __attribute__((always_inline)) void
+mmap_hold_start(struct analysis *an, struct task *t, struct mmslot *s,
 			    const struct parsed_line *pl, int write, int stock)
 {
 	if (s->hold.set)
@@ -440,10 +441,11 @@ static void close_acq(struct analysis *an, struct mmslot *s, uint64_t ts)
 	close_m(an, m);
 }
 
-static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
-			  const struct parsed_line *pl, int stock);
+static inline __attribute__((always_inline)) void
+mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s, const struct parsed_line *pl,
+	      int stock);
 
-static void mmap_wait_end(struct analysis *an, struct task *t, struct mmslot *s,
+static inline __attribute__((always_inline)) void mmap_wait_end(struct analysis *an, struct task *t, struct mmslot *s,
 			  const struct parsed_line *pl, int stock)
 {
 	int write = pl_bool(pl, PF_WRITE);
@@ -511,8 +513,9 @@ static void mmap_wait_end(struct analysis *an, struct task *t, struct mmslot *s,
 		mmap_hold_start(an, t, s, pl, write, stock);
 }
 
-static void mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s,
-			  const struct parsed_line *pl, int stock)
+static inline __attribute__((always_inline)) void
+mmap_hold_end(struct analysis *an, struct task *t, struct mmslot *s, const struct parsed_line *pl,
+	      int stock)
 {
 	/* a stock downgrade (acquire_returned write=false) ends the write hold */
 	int write = pl_bool(pl, PF_WRITE) ||
@@ -587,7 +590,8 @@ static void on_fallback(struct analysis *an, struct task *t, const struct parsed
  * slot with nothing open goes, one per (pid, mm) would add up.  (A start
  * leaves its slot holding what it opened.)
  */
-static void mmap_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
+static inline __attribute__((always_inline)) void
+mmap_end(struct analysis *an, struct task *t, const struct parsed_line *pl,
 		     int stock, int hold)
 {
 	struct mmslot *s = mmslot_get(an, t, pl_hex(pl, PF_MM), stock);
