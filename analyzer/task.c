@@ -37,8 +37,6 @@ void task_wake(struct analysis *an, struct task *t)
 {
 	t->idle = 0;
 	an->tt.nr_idle--;
-	if (!an->tt.idle_listed)
-		return;
 	if (t->idle_prev)
 		t->idle_prev->idle_next = t->idle_next;
 	else
@@ -92,10 +90,7 @@ void task_settle_idle_slow(struct analysis *an, struct task *t)
 	if (t->idle || !task_is_idle(an, t))
 		return;
 	t->idle = 1;
-	t->idle_seq = ++an->tt.idle_clock;
 	an->tt.nr_idle++;
-	if (!an->tt.idle_listed)
-		return;
 	t->idle_prev = an->tt.idle_tail;
 	t->idle_next = NULL;
 	if (an->tt.idle_tail)
@@ -108,17 +103,24 @@ void task_settle_idle_slow(struct analysis *an, struct task *t)
 }
 
 struct idle_walk {
+	struct analysis	*an;
 	struct task	**v;
-	size_t		n;
+	size_t		n, cap;
 };
 
+/* A task idle now: task_settle_idle() would have found it so at its last stamp. */
 static void idle_collect(void *obj, void *ctx)
 {
 	struct task *t = obj;
 	struct idle_walk *w = ctx;
 
-	if (t->live && t->idle)
-		w->v[w->n++] = t;
+	if (!t->live || !task_is_idle(w->an, t))
+		return;
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 1024;
+		w->v = xrealloc(w->v, w->cap * sizeof(*w->v));
+	}
+	w->v[w->n++] = t;
 }
 
 static int idle_seq_cmp(const void *a, const void *b)
@@ -129,21 +131,24 @@ static int idle_seq_cmp(const void *a, const void *b)
 }
 
 /*
- * More tasks than MAX_IDLE_TASKS: from now on the oldest idle one may have
- * to be forgotten, and the idle list is kept.  The tasks idle now go on it
- * in the order they went idle, as if it had been kept all along.
+ * A task to be made is one more than MAX_IDLE_TASKS: from now on the one
+ * idle longest may have to be forgotten, and the idle list is kept.  The
+ * tasks idle now (between events, each settled after its last) go on it in
+ * the order they went idle, as if it had been kept all along.
  */
 static void idle_list_make(struct analysis *an)
 {
-	struct idle_walk w = { xcalloc(an->tt.nr_idle + 1, sizeof(*w.v)), 0 };
+	struct idle_walk w = { an, NULL, 0, 0 };
 	size_t i;
 
 	slab_walk(&an->tt.slab, sizeof(struct task), idle_collect, &w);
 	qsort(w.v, w.n, sizeof(*w.v), idle_seq_cmp);
 	an->tt.idle_head = an->tt.idle_tail = NULL;
+	an->tt.nr_idle = w.n;
 	for (i = 0; i < w.n; i++) {
 		struct task *t = w.v[i];
 
+		t->idle = 1;
 		t->idle_prev = an->tt.idle_tail;
 		t->idle_next = NULL;
 		if (an->tt.idle_tail)
@@ -165,6 +170,9 @@ struct task *task_get_slow(struct analysis *an, int pid)
 			task_wake(an, t);
 		return t;
 	}
+	/* made before the new task, which is not idle: it has had no event yet */
+	if (an->tt.nr >= MAX_IDLE_TASKS && !an->tt.idle_listed)
+		idle_list_make(an);
 	t = slab_alloc(&an->tt.slab, sizeof(*t));
 	t->live = 1;
 	t->pid = pid;
@@ -174,8 +182,6 @@ struct task *task_get_slow(struct analysis *an, int pid)
 	htab_add(&an->tt.tab, hash_mix(an->seed, (uint64_t)pid), t);
 	an->tt.recent[(unsigned int)pid & (TASK_RECENT - 1)] = t;
 	an->tt.nr++;
-	if (an->tt.nr > MAX_IDLE_TASKS && !an->tt.idle_listed)
-		idle_list_make(an);
 	return t;
 }
 

@@ -52,7 +52,7 @@ static inline struct task *task_get(struct analysis *an, int pid)
 }
 
 /**
- * task_settle_idle_slow() - task_settle_idle() past its quick tests
+ * task_settle_idle_slow() - task_settle_idle() past its quick tests, the idle list kept
  * @an: the analysis
  * @t: the task, not on the idle list, with no interval referring to it
  */
@@ -70,8 +70,18 @@ void task_settle_idle_slow(struct analysis *an, struct task *t);
  */
 static inline void task_settle_idle(struct analysis *an, struct task *t)
 {
-	if (!t->idle && !t->refs && !t->nr_mms)
+	if (t->idle || t->refs || t->nr_mms)
+		return;
+	/*
+	 * Until the idle list is kept (task_table.idle_listed) a settle only
+	 * stamps the task: every step that may leave it idle is followed by
+	 * one, and none comes after that until it is woken, so its last stamp
+	 * says when it went idle, if it is idle when the list is made.
+	 */
+	if (an->tt.idle_listed)
 		task_settle_idle_slow(an, t);
+	else
+		t->idle_seq = ++an->tt.idle_clock;
 }
 
 /**
