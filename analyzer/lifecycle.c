@@ -81,7 +81,8 @@ int writer_known_path(const char *f)
 
 struct tg {
 	int		tgid;
-	uint64_t	first, last, width;
+	uint64_t	first, last, width;	/* width = 1000 << shift ns */
+	unsigned int	shift;
 	uint64_t	bins[NR_BINS][LC_NR];
 	uint64_t	total[LC_NR];
 };
@@ -179,6 +180,7 @@ static uint64_t __attribute__((noinline)) tg_widen(struct tg *t, uint64_t ts)
 				t->bins[i][k] = t->bins[2 * i][k] + t->bins[2 * i + 1][k];
 		memset(t->bins[NR_BINS / 2], 0, sizeof(t->bins[0]) * (NR_BINS / 2));
 		t->width *= 2;
+		t->shift++;
 	}
 	return (ts - t->first) / t->width;
 }
@@ -196,7 +198,11 @@ void lifecycle_event(struct lifecycle *lc, int tgid, uint64_t ts, enum lc_kind k
 	}
 	if (ts < t->first)
 		ts = t->first;
-	b = (ts - t->first) / t->width;
+	/*
+	 * (ts - first) / width, as microseconds halved shift times: a
+	 * division by a constant is a multiplication, by width a division.
+	 */
+	b = (ts - t->first) / 1000 >> t->shift;
 	if (b >= NR_BINS)
 		b = tg_widen(t, ts);
 	t->bins[b][kind]++;
