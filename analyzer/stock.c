@@ -210,16 +210,14 @@ void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts)
 }
 
 /* A stock call ends (acquire_returned after start_locking). */
-void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
-		    const struct ival *call, const struct parsed_line *pl, int success)
+void stock_call_end_slow(struct analysis *an, struct task *t, struct mmslot *s,
+			 const struct ival *call, const struct parsed_line *pl, int success)
 {
 	if (t->cw && t->cw->mm == s->mm) {
 		/* the rwsem reports contention_end before the call returns */
 		anomaly_count(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
 		task_drop_cwait(an, t);
 	}
-	if (t->scall_set && t->scall_mm == s->mm)
-		t->scall_set = 0;
 	if (call->flags & IV_RCALL) {
 		struct call *f = call->call;
 

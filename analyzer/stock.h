@@ -9,11 +9,10 @@
 
 #include <stdint.h>
 
-struct analysis;
-struct ival;
-struct mmslot;
+#include "analysis-int.h"
+#include "mmslot.h"
+
 struct parsed_line;
-struct task;
 
 /**
  * stock_page_fault() - exceptions:page_fault_user or _kernel of @t
@@ -65,7 +64,9 @@ void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
 void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts);
 
 /**
- * stock_call_end() - a stock call ends (acquire_returned after start_locking)
+ * stock_call_end_slow() - stock_call_end() of a call that has more to end
+ *	than itself (a contended wait open, a retried fault's call, a write
+ *	call that gave up)
  * @an: the analysis
  * @t: the task
  * @s: the slot
@@ -73,8 +74,30 @@ void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts);
  * @pl: the event
  * @success: whether the call got the lock
  */
-void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
-		    const struct ival *call, const struct parsed_line *pl, int success);
+void stock_call_end_slow(struct analysis *an, struct task *t, struct mmslot *s,
+			 const struct ival *call, const struct parsed_line *pl, int success);
+
+/**
+ * stock_call_end() - a stock call ends (acquire_returned after start_locking)
+ * @an: the analysis
+ * @t: the task
+ * @s: the slot
+ * @call: the call's interval
+ * @pl: the event
+ * @success: whether the call got the lock
+ *
+ * Most calls end with nothing else: those tests inline.
+ */
+static inline void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
+				  const struct ival *call, const struct parsed_line *pl,
+				  int success)
+{
+	/* its open call ends: a contention_begin after it is not its sleep */
+	if (t->scall_set && t->scall_mm == s->mm)
+		t->scall_set = 0;
+	if (t->cw || (call->flags & IV_RCALL) || (call->write && !success && mmslot_has_acq(s)))
+		stock_call_end_slow(an, t, s, call, pl, success);
+}
 
 /**
  * stock_contention_begin() - lock:contention_begin of @t
