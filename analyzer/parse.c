@@ -457,6 +457,18 @@ static uint64_t digit_bytes(uint64_t x)
  * two halves, the first digit the highest).  Inlined: a call would cost
  * as much as the conversion.
  */
+/*
+ * The value of the @n (1..8) digits that begin the word @x, less '0' each
+ * (pairs, then quads, then the two halves, the first digit the highest).
+ */
+static inline __attribute__((always_inline)) uint64_t dec_value(uint64_t x, unsigned int n)
+{
+	x <<= 8 * (8 - n);			/* leading zero digits */
+	x = x * 10 + (x >> 8);
+	return (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
+		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >> 32;
+}
+
 static inline __attribute__((always_inline)) unsigned int dec8(const char *v, uint64_t *val)
 {
 	uint64_t x = load8(v) - ONES * '0';
@@ -466,10 +478,7 @@ static inline __attribute__((always_inline)) unsigned int dec8(const char *v, ui
 
 	if (!n)
 		return 0;
-	x <<= 8 * (8 - n);			/* leading zero digits */
-	x = x * 10 + (x >> 8);
-	*val = (((x & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32))) +
-		(((x >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32)))) >> 32;
+	*val = dec_value(x, n);
 	return n;
 }
 #endif
@@ -1167,7 +1176,7 @@ static char *blanks_back(const char *line, char *s)
 static int header_fast(const char *line, char *p, char *open, const char *end,
 		       struct parsed_line *out, char **close)
 {
-	uint64_t cpu, pid, tgid, m;
+	uint64_t cpu, m;
 	unsigned int n, k;
 	char *pre_end, *dash, *lp;
 	int tg = -1;
@@ -1189,9 +1198,10 @@ static int header_fast(const char *line, char *p, char *open, const char *end,
 			lp -= 8;
 		} else {
 			m = ~digit_bytes(load8(lp - 8)) & HIGHS;
-			if (!m || !(k = top_unmarked(m)) || dec8(lp - k, &tgid) != k)
+			if (!m || !(k = top_unmarked(m)))
 				return 0;
-			tg = (int)tgid;
+			/* the k digits found: their value without a second search for their end */
+			tg = (int)dec_value(load8(lp - k) - ONES * '0', k);
 			lp = blanks_back(line, lp - k);
 			if (!lp || lp[-1] != '(')
 				return 0;
@@ -1210,9 +1220,9 @@ static int header_fast(const char *line, char *p, char *open, const char *end,
 		return 0;
 	k = top_unmarked(m);
 	dash = pre_end - k;
-	if (!k || dash <= p || dash[-1] != '-' || dec8(dash, &pid) != k)
+	if (!k || dash <= p || dash[-1] != '-')
 		return 0;
-	out->pid = (int)pid;
+	out->pid = (int)dec_value(load8(dash) - ONES * '0', k);
 	out->tgid = tg;
 	dash[-1] = '\0';
 	out->comm = p;
