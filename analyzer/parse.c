@@ -843,12 +843,12 @@ static int pat_match(const struct key_pat *k, const char *tok)
  * -1 with @out as it was.
  */
 static int split_payload_fast(char *p, const char *end, int id, struct parsed_line *out,
-			      char **pid_end)
+			      char **pid_end, uint32_t *words)
 {
 	/* the event's template: its keys in the contract's order, kq the one expected next */
 	const struct key_pat *kq = pred[id], *kend = kq + nr_pred[id], *kp;
 	unsigned int n = 0, i;
-	uint32_t have = 0, done = 0, ok = 0;
+	uint32_t have = 0, done = 0, ok = 0, wd = 0;
 	char *tok = p, *v, *v0, *e, c;
 #ifdef HEX_SSE2
 	const char *h;
@@ -917,6 +917,7 @@ matched:
 				if ((i = bool_word(v, &x))) {
 					out->v.num[kp->pf] = x;
 					done |= kp->bit;
+					wd |= i > 1 ? kp->bit : 0;
 					e = v + i;
 					goto stored;
 				}
@@ -943,6 +944,7 @@ stored:
 	out->have |= have;
 	out->v.done |= done;
 	out->v.num_ok |= ok;
+	*words = wd;
 	return 0;
 restore:
 	/* every value split so far ended at a blank before the next key */
@@ -1085,8 +1087,9 @@ static int is_bool_word(const char *v)
  * A line without them (one cut inside a long memcg_path, say) would pass for
  * a read-mode event, so it is malformed instead.
  */
-static void check_stock(struct parsed_line *out)
+static void check_stock(struct parsed_line *out, uint32_t words)
 {
+	const uint32_t write = 1u << PF_WRITE, both = write | 1u << PF_SUCCESS;
 	static const char *const what[] = {
 		"mm=PTR ... write=true|false in mmap_lock_start_locking",
 		"mm=PTR ... write=true|false success=true|false in mmap_lock_acquire_returned",
@@ -1103,8 +1106,10 @@ static void check_stock(struct parsed_line *out)
 		k = 2;
 	else
 		return;
-	if (mm && *mm && is_bool_word(pl_str(out, PF_WRITE)) &&
-	    (k != 1 || is_bool_word(pl_str(out, PF_SUCCESS))))
+	/* words: the BOOL fields the one pass read as true/false, no compare again */
+	if (mm && *mm && ((words & (k == 1 ? both : write)) == (k == 1 ? both : write) ||
+			  (is_bool_word(pl_str(out, PF_WRITE)) &&
+			   (k != 1 || is_bool_word(pl_str(out, PF_SUCCESS))))))
 		return;
 	out->kind = LINE_MALFORMED;
 	out->what = what[k];
@@ -1240,6 +1245,7 @@ void parse_line(char *line, struct parsed_line *out)
 void parse_line_n(char *line, size_t len, struct parsed_line *out)
 {
 	char *p, *open, *close, *pre_end, *dash, *ts, *ts_end, *name, *colon, *pid_end = NULL;
+	uint32_t words = 0;
 	/* a NUL inside ends the line all the same: scans stop at any NUL */
 	const char *end = line + len;
 	int space;
@@ -1399,11 +1405,12 @@ ts_read:
 		return;
 	}
 	if (colon[1] && (out->id < 0 || out->id >= MMLOCK_EV_NR || !pred_whole[out->id] ||
-			 split_payload_fast(colon + 2, end, out->id, out, &pid_end))) {
+			 split_payload_fast(colon + 2, end, out->id, out, &pid_end, &words))) {
 		pid_end = NULL;
+		words = 0;
 		split_payload(colon + 2, end, out->id, out);
 	}
-	check_stock(out);
+	check_stock(out, words);
 	check_pid(out, pid_end);
 }
 
