@@ -85,10 +85,9 @@ static int task_is_idle(const struct analysis *an, const struct task *t)
 }
 
 /* task_settle_idle() of a task no interval refers to: is the rest idle too? */
-void task_settle_idle_slow(struct analysis *an, struct task *t)
+/* @t goes idle: last on the idle list, the one to be forgotten last */
+static void idle_list_append(struct analysis *an, struct task *t)
 {
-	if (t->idle || !task_is_idle(an, t))
-		return;
 	t->idle = 1;
 	an->tt.nr_idle++;
 	t->idle_prev = an->tt.idle_tail;
@@ -98,6 +97,13 @@ void task_settle_idle_slow(struct analysis *an, struct task *t)
 	else
 		an->tt.idle_head = t;
 	an->tt.idle_tail = t;
+}
+
+void task_settle_idle_slow(struct analysis *an, struct task *t)
+{
+	if (t->idle || !task_is_idle(an, t))
+		return;
+	idle_list_append(an, t);
 	while (an->tt.nr_idle > MAX_IDLE_TASKS && !an->tt.finishing)
 		task_free(an, an->tt.idle_head);
 }
@@ -144,19 +150,9 @@ static void idle_list_make(struct analysis *an)
 	slab_walk(&an->tt.slab, sizeof(struct task), idle_collect, &w);
 	qsort(w.v, w.n, sizeof(*w.v), idle_seq_cmp);
 	an->tt.idle_head = an->tt.idle_tail = NULL;
-	an->tt.nr_idle = w.n;
-	for (i = 0; i < w.n; i++) {
-		struct task *t = w.v[i];
-
-		t->idle = 1;
-		t->idle_prev = an->tt.idle_tail;
-		t->idle_next = NULL;
-		if (an->tt.idle_tail)
-			an->tt.idle_tail->idle_next = t;
-		else
-			an->tt.idle_head = t;
-		an->tt.idle_tail = t;
-	}
+	an->tt.nr_idle = 0;
+	for (i = 0; i < w.n; i++)
+		idle_list_append(an, w.v[i]);
 	free(w.v);
 	an->tt.idle_listed = 1;
 }
