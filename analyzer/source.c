@@ -1277,8 +1277,11 @@ static inline struct pid_ent *pid_ok(struct source *src, int pid, int tgid)
 	return p;
 }
 
-/* The typed record of @e; 0 when it must be read as text. */
-static int typed_event(struct source *src, const struct bin_event *e, struct parsed_line *pl)
+/*
+ * The typed record of @e; 0 when it must be read as text.  Inlined into
+ * binary_take(): the common record's whole path is one function.
+ */
+static inline __attribute__((always_inline)) int typed_event(struct source *src, const struct bin_event *e, struct parsed_line *pl)
 {
 	struct pid_ent *p;
 	struct tev *t;
@@ -1366,7 +1369,7 @@ static void binary_end(struct source *src)
  * text queued, its stack or its event after the LOST line pending), -1 at
  * the end.  Only a typed record leaves src->idle as it was.
  */
-static inline int binary_take(struct source *src, struct parsed_line *pl)
+static inline __attribute__((always_inline)) int binary_take(struct source *src, struct parsed_line *pl)
 {
 	struct bin_event *e = &src->ev;
 
