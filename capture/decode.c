@@ -83,6 +83,12 @@ struct tgid_map {
 
 struct ev_info {
 	struct tep_event *ev;
+	/*
+	 * The least record size bin_decoder_next() reads without a second
+	 * look: min_size, and the 8 bytes of common_type and common_pid;
+	 * INT_MAX while the type is not looked at yet, or never fits.
+	 */
+	int		fit_from;
 	int		known;
 	int		min_size;	/* record_fits(): the end of its last field, -1: never */
 	int		stack;		/* an ftrace kernel_stack record */
@@ -602,7 +608,7 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 								    int type)
 {
 	/* a type beyond any format: no format, nothing to fit */
-	static const struct ev_info none = { NULL, 1, 0, 0 };
+	static const struct ev_info none = { NULL, INT_MAX, 1, 0, 0 };
 	struct ev_info *in;
 	struct tep_format_field *f;
 	struct tep_event *ev;
@@ -610,10 +616,12 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 	if (type < 0 || type > 65535)
 		return &none;
 	if ((size_t)type >= dec->nr_info) {
-		size_t n = (size_t)type + 64;
+		size_t n = (size_t)type + 64, i;
 
 		dec->info = xrealloc(dec->info, n * sizeof(*dec->info));
 		memset(dec->info + dec->nr_info, 0, (n - dec->nr_info) * sizeof(*dec->info));
+		for (i = dec->nr_info; i < n; i++)
+			dec->info[i].fit_from = INT_MAX;
 		dec->nr_info = n;
 	}
 	in = &dec->info[type];
@@ -623,8 +631,10 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 	in->ev = ev = tep_find_event(dec->tep, type);
 	in->min_size = 0;
 	in->stack = ev && ev->id == dec->stack_id;
-	if (!ev || (ev->system && !strcmp(ev->system, "ftrace")))
+	if (!ev || (ev->system && !strcmp(ev->system, "ftrace"))) {
+		in->fit_from = 8;
 		return in;
+	}
 	for (f = ev->format.common_fields; f; f = f->next) {
 		if (f->offset < 0 || f->size < 0)
 			in->min_size = -1;
@@ -637,15 +647,9 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 		else if (in->min_size >= 0 && f->offset + f->size > in->min_size)
 			in->min_size = f->offset + f->size;
 	}
+	if (in->min_size >= 0)
+		in->fit_from = in->min_size > 8 ? in->min_size : 8;
 	return in;
-}
-
-/* ev_info_load()'s answer, looked up by type once it was loaded. */
-static inline const struct ev_info *ev_info_get(struct bin_decoder *dec, unsigned int type)
-{
-	if (type < dec->nr_info && dec->info[type].known)
-		return &dec->info[type];
-	return ev_info_load(dec, (int)type);
 }
 
 /*
@@ -1007,10 +1011,63 @@ static int __attribute__((noinline)) record_general(struct bin_decoder *dec, str
 	return 1;
 }
 
+/* A record of a format that was looked at (ev_info_load()) and that it fits. */
+static inline int record_take(struct bin_decoder *dec, struct dec_cpu *c, struct bin_event *e,
+			      const struct ev_info *in, uint64_t w)
+{
+	e->ev = in->ev;
+	e->stack = in->stack;
+	dec->st.events++;
+	e->pid = (int32_t)(uint32_t)(w >> dec->pid_shift);
+	e->tgid = tgid_of(dec, e->pid);
+	dec->cur = c;
+	return 1;
+}
+
+/*
+ * bin_decoder_next() past its one compare: a type met first (its format
+ * looked at now), a record shorter than its format, no common layout.
+ */
+static int __attribute__((noinline)) record_other(struct bin_decoder *dec, struct dec_cpu *c,
+						  struct bin_event *e, unsigned int type, uint64_t w)
+{
+	const struct ev_info *in;
+
+	e->tgid = -1;
+	e->stack = 0;
+	if (dec->rec.size < 8 || !dec->type_f)
+		return record_general(dec, c, e);
+	in = ev_info_load(dec, (int)type);
+	if (in->min_size < 0 || dec->rec.size < in->min_size)
+		return record_damaged(dec, c, e);
+	return record_take(dec, c, e, in, w);
+}
+
+/*
+ * pick_cpu() of two CPUs after @c, the current one, moved and is no longer
+ * strictly before the other (c->ts >= dec->rival_ts): the other when it is
+ * earlier, or as early and the lower CPU.
+ */
+static inline struct dec_cpu *pick_two(struct bin_decoder *dec, struct dec_cpu *c)
+{
+	struct dec_cpu *o = dec->cpus + (c == dec->cpus);
+
+	if (!o->data) {
+		dec->rival_ts = ULLONG_MAX;
+		return c;
+	}
+	if (c->ts > o->ts || o < c) {
+		dec->rival_ts = c->ts;
+		return o;
+	}
+	dec->rival_ts = o->ts;
+	return c;
+}
+
 int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 {
 	struct dec_cpu *c = dec->cur;
-	const struct ev_info *in;
+	unsigned int type;
 	uint64_t w;
 
 	/* the event handed out last lives in its page until now */
@@ -1022,7 +1079,7 @@ int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 		 * there), and runs of one CPU's events skip the scan.
 		 */
 		if (!c->data || c->ts >= dec->rival_ts)
-			c = pick_cpu(dec);
+			c = c->data && dec->nr == 2 ? pick_two(dec, c) : pick_cpu(dec);
 		dec->cur = NULL;
 	} else {
 		c = pick_cpu(dec);
@@ -1033,29 +1090,19 @@ int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 	e->ts = c->ts;
 	e->lost = 0;
 	e->damaged = 0;
-	e->tgid = -1;
-	e->stack = 0;
 	if (c->has_lost)
 		take_lost(dec, c, e);
-	/* the rest of dec->rec is bin_decoder_open()'s */
-	dec->rec.ts = c->ts;
-	dec->rec.cpu = c->cpu;
+	/* the rest of dec->rec is bin_decoder_open()'s, its ts and cpu bin_event_format()'s */
 	dec->rec.data = c->data;
 	dec->rec.size = c->ev_size;
 	e->rec = &dec->rec;
-	if (dec->rec.size < 8 || !dec->type_f)
-		return record_general(dec, c, e);
+	/* the page buffer's slack keeps 8 bytes readable past a shorter record */
 	memcpy(&w, c->data, 8);
-	in = ev_info_get(dec, (unsigned int)((w >> dec->type_shift) & dec->type_mask));
-	if (in->min_size < 0 || dec->rec.size < in->min_size)
-		return record_damaged(dec, c, e);
-	e->ev = in->ev;
-	e->stack = in->stack;
-	dec->st.events++;
-	e->pid = (int32_t)(uint32_t)(w >> dec->pid_shift);
-	e->tgid = tgid_of(dec, e->pid);
-	dec->cur = c;
-	return 1;
+	type = (unsigned int)((w >> dec->type_shift) & dec->type_mask);
+	/* one compare for the common record: a type looked at, a size it fits */
+	if (type >= dec->nr_info || dec->rec.size < dec->info[type].fit_from)
+		return record_other(dec, c, e, type, w);
+	return record_take(dec, c, e, &dec->info[type], w);
 }
 
 void bin_event_format(struct bin_decoder *dec, const struct bin_event *e, struct trace_seq *s)
@@ -1079,6 +1126,9 @@ void bin_event_format(struct bin_decoder *dec, const struct bin_event *e, struct
 		snprintf(tgid_s, sizeof(tgid_s), "-------");
 	secs = e->ts / 1000000000ULL;
 	usecs = (e->ts % 1000000000ULL) / 1000;
+	/* bin_decoder_next() leaves these to the one reader of them */
+	dec->rec.ts = e->ts;
+	dec->rec.cpu = e->cpu;
 	tep_print_event(dec->tep, s, e->rec, "%16s-%-7d ", TEP_PRINT_COMM, TEP_PRINT_PID);
 	trace_seq_printf(s, "(%7s) [%03d] ", tgid_s, e->cpu);
 	tep_print_event(dec->tep, s, e->rec, "%s", TEP_PRINT_LATENCY);
