@@ -29,13 +29,25 @@
 /* pids 512 apart share a tgid, 256 apart do not */
 #define TGID_OF(pid)	(100000 + ((pid) & 255) + 1000 * (((pid) >> 8) & 1))
 
-/* Rewrite the pids of @pg's plain records (up to its first other one); their pids into @pids. */
-static void page_pids(unsigned char *pg, unsigned long *n, int *pids, int *nr_pids, int max)
+/* The pids page_pids() rewrote, and every pid met. */
+struct pid_rewrite {
+	unsigned long	n;
+	int		pids[4096];
+	int		nr_pids;
+};
+
+/*
+ * Rewrite the pids of @pg's plain records (up to its first other one);
+ * their pids into @ctx's (test_rewrite_pages()'s step).
+ */
+static void page_pids(unsigned char *pg, long index, void *ctx)
 {
+	struct pid_rewrite *pr = ctx;
 	uint64_t commit, pos;
 	uint32_t w;
 	int32_t pid;
 
+	(void)index;
 	memcpy(&commit, pg + 8, 8);
 	commit &= (1ULL << 27) - 1;
 	for (pos = 0; pos + 8 <= commit && HDR + pos + 8 <= PAGE; pos += 4 + 4 * (w & 31)) {
@@ -47,16 +59,17 @@ static void page_pids(unsigned char *pg, unsigned long *n, int *pids, int *nr_pi
 		memcpy(&pid, pg + HDR + pos + 4 + 4, 4);
 		if (pid > 0 && pid < 1000000) {
 			/* +0, +512 (the same tgid), +256, +768 (another) */
-			pid += 512 * (int32_t)(*n % 2) + 256 * (int32_t)(*n / 2 % 2);
-			(*n)++;
+			pid += 512 * (int32_t)(pr->n % 2) + 256 * (int32_t)(pr->n / 2 % 2);
+			pr->n++;
 			memcpy(pg + HDR + pos + 4 + 4, &pid, 4);
 		}
-		for (i = 0; i < *nr_pids && pids[i] != pid; i++)
+		for (i = 0; i < pr->nr_pids && pr->pids[i] != pid; i++)
 			;
-		if (i == *nr_pids && i < max)
-			pids[(*nr_pids)++] = pid;
+		if (i == pr->nr_pids && i < (int)(sizeof(pr->pids) / sizeof(pr->pids[0])))
+			pr->pids[pr->nr_pids++] = pid;
 	}
 }
+
 
 /*
  * The records' pids (as the decoder reads them, record for record), comms
@@ -91,8 +104,9 @@ static unsigned long check_pids(const char *dir, unsigned long *events)
 static int shared_low_bits(void)
 {
 	char dir[] = "/tmp/mmlock-source.XXXXXX", cmd[256], path[160];
-	unsigned long n = 0, events = 0, bad;
-	int pids[4096], nr_pids = 0, cpu, i, shared = 0;
+	static struct pid_rewrite pr;
+	unsigned long events = 0, bad;
+	int i, shared = 0;
 	FILE *f, *g;
 
 	if (!mkdtemp(dir))
@@ -100,39 +114,21 @@ static int shared_low_bits(void)
 	snprintf(cmd, sizeof(cmd), "cp -r %s %s/cap && chmod -R u+w %s/cap", STACKS, dir, dir);
 	if (system(cmd))
 		return 1;
-	for (cpu = 0; cpu < 64; cpu++) {
-		unsigned char *pages;
-		long size, p;
-
-		snprintf(path, sizeof(path), "%s/cap/raw/cpu%03d.raw", dir, cpu);
-		f = fopen(path, "r+b");
-		if (!f)
-			break;
-		fseek(f, 0, SEEK_END);
-		size = ftell(f);
-		pages = malloc((size_t)size + 1);
-		rewind(f);
-		if (!pages || fread(pages, 1, (size_t)size, f) != (size_t)size)
-			return 1;
-		for (p = 0; p + PAGE <= size; p += PAGE)
-			page_pids(pages + p, &n, pids, &nr_pids, 4096);
-		rewind(f);
-		if (fwrite(pages, 1, (size_t)size, f) != (size_t)size || fclose(f))
-			return 1;
-		free(pages);
-	}
+	snprintf(path, sizeof(path), "%s/cap", dir);
+	if (test_rewrite_pages(path, PAGE, page_pids, &pr))
+		return 1;
 	snprintf(path, sizeof(path), "%s/cap/tracefs/saved_tgids", dir);
 	f = fopen(path, "w");
 	snprintf(path, sizeof(path), "%s/cap/tracefs/saved_cmdlines", dir);
 	g = fopen(path, "w");
 	if (!f || !g)
 		return 1;
-	for (i = 0; i < nr_pids; i++) {
+	for (i = 0; i < pr.nr_pids; i++) {
 		int k;
 
-		fprintf(f, "%d %d\n", pids[i], TGID_OF(pids[i]));
-		fprintf(g, "%d c%d\n", pids[i], pids[i]);
-		for (k = 0; k < i && (pids[k] & 255) != (pids[i] & 255); k++)
+		fprintf(f, "%d %d\n", pr.pids[i], TGID_OF(pr.pids[i]));
+		fprintf(g, "%d c%d\n", pr.pids[i], pr.pids[i]);
+		for (k = 0; k < i && (pr.pids[k] & 255) != (pr.pids[i] & 255); k++)
 			;
 		shared += k < i;
 	}
@@ -140,9 +136,9 @@ static int shared_low_bits(void)
 		return 1;
 	snprintf(path, sizeof(path), "%s/cap", dir);
 	bad = check_pids(path, &events);
-	CHECK(n > 100 && shared >= 8 && events >= n && !bad,
+	CHECK(pr.n > 100 && shared >= 8 && events >= pr.n && !bad,
 	      "pids sharing their low bits: each record has its own pid's comm and tgid "
-	      "(%lu pids rewritten, %d pids share low bits, %lu records, %lu wrong)", n, shared,
+	      "(%lu pids rewritten, %d pids share low bits, %lu records, %lu wrong)", pr.n, shared,
 	      events, bad);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? 1 : 0;

@@ -163,12 +163,18 @@ static void merge_order(void)
 	CHECK(switches > 100, "the merge switched CPUs %lu times", switches);
 }
 
+/* test_rewrite_pages()'s step: each page by the kind its index picks, counted in @ctx */
+static void rewrite_one(unsigned char *pg, long index, void *ctx)
+{
+	*(int *)ctx += page_rewrite(pg, (int)(index % 3));
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], raw[128];
 	struct text before = { 0 }, after = { 0 };
 	struct bin_decode_stats st0, st1;
-	int rc0, rc1, cpu, rewritten = 0;
+	int rc0, rc1, rewritten = 0;
 
 	if (!mkdtemp(dir))
 		return 1;
@@ -177,29 +183,8 @@ int main(void)
 		return 1;
 	snprintf(raw, sizeof(raw), "%s/cap", dir);
 	rc0 = bin_decode(raw, collect, &before, &st0);
-	for (cpu = 0; cpu < 64; cpu++) {
-		unsigned char *pages;
-		FILE *f;
-		long size, p;
-
-		snprintf(raw, sizeof(raw), "%s/cap/raw/cpu%03d.raw", dir, cpu);
-		f = fopen(raw, "r+b");
-		if (!f)
-			break;
-		fseek(f, 0, SEEK_END);
-		size = ftell(f);
-		pages = malloc((size_t)size + 1);
-		rewind(f);
-		if (!pages || fread(pages, 1, (size_t)size, f) != (size_t)size)
-			return 1;
-		for (p = 0; p + PAGE <= size; p += PAGE)
-			rewritten += page_rewrite(pages + p, (int)(p / PAGE % 3));
-		rewind(f);
-		if (fwrite(pages, 1, (size_t)size, f) != (size_t)size || fclose(f))
-			return 1;
-		free(pages);
-	}
-	snprintf(raw, sizeof(raw), "%s/cap", dir);
+	if (test_rewrite_pages(raw, PAGE, rewrite_one, &rewritten))
+		return 1;
 	rc1 = bin_decode(raw, collect, &after, &st1);
 	CHECK(rc0 == 0 && rc1 == 0 && rewritten >= 6 && st0.events > 100 &&
 	      st1.events == st0.events && st1.bad_pages == st0.bad_pages && after.len == before.len &&

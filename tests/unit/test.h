@@ -4,6 +4,7 @@
 #define MMLOCK_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int test_failures;
 
@@ -25,5 +26,55 @@ static int test_failures;
 	} while (0)
 
 #define TEST_EXIT() (test_failures ? 1 : 0)
+
+/*
+ * test_rewrite_pages() - rewrite a binary capture's ring-buffer pages in place
+ * @cap: the capture directory (a writable copy)
+ * @page_size: the size of a page
+ * @fn: called with each whole page of each raw/cpuNNN.raw in turn, and the
+ *	page's index in its file; what it writes into the page is saved
+ * @ctx: for @fn
+ *
+ * Return: 0, or -1 when a file could not be read or written back.
+ */
+static inline int test_rewrite_pages(const char *cap, long page_size,
+				     void (*fn)(unsigned char *pg, long index, void *ctx),
+				     void *ctx)
+{
+	char path[4096];
+	int cpu;
+
+	for (cpu = 0; cpu < 1000; cpu++) {
+		unsigned char *pages;
+		long size, p;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/raw/cpu%03d.raw", cap, cpu);
+		f = fopen(path, "r+b");
+		if (!f)
+			break;
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		pages = malloc((size_t)size + 1);
+		rewind(f);
+		if (!pages || fread(pages, 1, (size_t)size, f) != (size_t)size) {
+			free(pages);
+			fclose(f);
+			return -1;
+		}
+		for (p = 0; p + page_size <= size; p += page_size)
+			fn(pages + p, p / page_size, ctx);
+		rewind(f);
+		if (fwrite(pages, 1, (size_t)size, f) != (size_t)size) {
+			free(pages);
+			fclose(f);
+			return -1;
+		}
+		free(pages);
+		if (fclose(f))
+			return -1;
+	}
+	return 0;
+}
 
 #endif /* MMLOCK_TEST_H */
