@@ -1278,15 +1278,18 @@ static inline struct pid_ent *pid_ok(struct source *src, int pid, int tgid)
 }
 
 /*
- * The typed record of @e; 0 when it must be read as text.  Inlined into
- * binary_take(): the common record's whole path is one function.
+ * The typed record of @e, whose format is known (e->ev); 0 when it must be
+ * read as text.  Inlined into binary_take(): the common record's whole path
+ * is one function.
  */
-static inline __attribute__((always_inline)) int typed_event(struct source *src, const struct bin_event *e, struct parsed_line *pl)
+static inline __attribute__((always_inline)) int typed_known(struct source *src,
+							     const struct bin_event *e,
+							     struct parsed_line *pl)
 {
 	struct pid_ent *p;
 	struct tev *t;
 
-	if (!e->ev || e->ts >= TS_UNPRINTABLE)
+	if (e->ts >= TS_UNPRINTABLE)
 		return 0;
 	p = pid_ok(src, e->pid, e->tgid);
 	if (!p)
@@ -1306,6 +1309,12 @@ static inline __attribute__((always_inline)) int typed_event(struct source *src,
 	src->head_cut = 0;
 	src->nr_typed++;
 	return 1;
+}
+
+/* The typed record of @e; 0 when it must be read as text. */
+static int typed_event(struct source *src, const struct bin_event *e, struct parsed_line *pl)
+{
+	return e->ev && typed_known(src, e, pl);
 }
 
 /* A stack block typed: every frame must read back as itself. */
@@ -1369,17 +1378,19 @@ static void binary_end(struct source *src)
  * text queued, its stack or its event after the LOST line pending), -1 at
  * the end.  Only a typed record leaves src->idle as it was.
  */
-static inline __attribute__((always_inline)) int binary_take(struct source *src, struct parsed_line *pl)
+static inline __attribute__((always_inline)) int binary_take(struct source *src,
+							      struct parsed_line *pl)
 {
 	struct bin_event *e = &src->ev;
+	int r = bin_decoder_next(src->dec, e);
 
-	if (!bin_decoder_next(src->dec, e)) {
+	if (!r) {
 		src->idle = 0;
 		binary_end(src);
 		return -1;
 	}
-	/* the common record: typed straight away */
-	if (!e->lost && !e->damaged && !e->stack && typed_event(src, e, pl))
+	/* the common record (a format, no LOST line, no stack, not damaged): typed straight away */
+	if (r == BIN_PLAIN && typed_known(src, e, pl))
 		return 1;
 	src->idle = 0;
 	src->ev_pending = !e->damaged;

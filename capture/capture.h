@@ -357,12 +357,18 @@ struct bin_event {
  */
 struct bin_decoder *bin_decoder_open(const char *dir);
 
+/* bin_decoder_next()'s answer for a record without anything to look at first. */
+#define BIN_PLAIN	2
+
 /**
  * bin_decoder_next() - the next record
  * @dec: the decoder
  * @e: filled
  *
- * Return: 1, or 0 when every CPU's pages are read.
+ * Return: BIN_PLAIN for a record that has a format (@e->ev), is not a
+ * stack, has no LOST line before it and is not damaged: the common one,
+ * told with no look at @e; 1 for any other record; 0 when every CPU's
+ * pages are read.
  */
 int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e);
 

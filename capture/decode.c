@@ -92,6 +92,7 @@ struct ev_info {
 	int		known;
 	int		min_size;	/* record_fits(): the end of its last field, -1: never */
 	int		stack;		/* an ftrace kernel_stack record */
+	int		ret;		/* bin_decoder_next()'s answer: BIN_PLAIN, or 1 */
 };
 
 /*
@@ -608,7 +609,7 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 								    int type)
 {
 	/* a type beyond any format: no format, nothing to fit */
-	static const struct ev_info none = { NULL, INT_MAX, 1, 0, 0 };
+	static const struct ev_info none = { NULL, INT_MAX, 1, 0, 0, 1 };
 	struct ev_info *in;
 	struct tep_format_field *f;
 	struct tep_event *ev;
@@ -631,6 +632,7 @@ static const struct ev_info * __attribute__((noinline)) ev_info_load(struct bin_
 	in->ev = ev = tep_find_event(dec->tep, type);
 	in->min_size = 0;
 	in->stack = ev && ev->id == dec->stack_id;
+	in->ret = ev && !in->stack ? BIN_PLAIN : 1;
 	if (!ev || (ev->system && !strcmp(ev->system, "ftrace"))) {
 		in->fit_from = 8;
 		return in;
@@ -1008,7 +1010,7 @@ static int __attribute__((noinline)) record_general(struct bin_decoder *dec, str
 	e->tgid = tgid_of(dec, e->pid);
 	e->stack = e->ev && e->ev->id == dec->stack_id;
 	dec->cur = c;
-	return 1;
+	return e->ev && !e->stack && !e->lost ? BIN_PLAIN : 1;
 }
 
 /* A record of a format that was looked at (ev_info_load()) and that it fits. */
@@ -1021,12 +1023,13 @@ static inline int record_take(struct bin_decoder *dec, struct dec_cpu *c, struct
 	e->pid = (int32_t)(uint32_t)(w >> dec->pid_shift);
 	e->tgid = tgid_of(dec, e->pid);
 	dec->cur = c;
-	return 1;
+	return in->ret;
 }
 
 /*
  * bin_decoder_next() past its one compare: a type met first (its format
- * looked at now), a record shorter than its format, no common layout.
+ * looked at now), a record shorter than its format, no common layout, a
+ * LOST line before the record.
  */
 static int __attribute__((noinline)) record_other(struct bin_decoder *dec, struct dec_cpu *c,
 						  struct bin_event *e, unsigned int type, uint64_t w)
@@ -1035,12 +1038,15 @@ static int __attribute__((noinline)) record_other(struct bin_decoder *dec, struc
 
 	e->tgid = -1;
 	e->stack = 0;
+	if (c->has_lost)
+		take_lost(dec, c, e);
 	if (dec->rec.size < 8 || !dec->type_f)
 		return record_general(dec, c, e);
 	in = ev_info_load(dec, (int)type);
 	if (in->min_size < 0 || dec->rec.size < in->min_size)
 		return record_damaged(dec, c, e);
-	return record_take(dec, c, e, in, w);
+	record_take(dec, c, e, in, w);
+	return e->lost ? 1 : in->ret;
 }
 
 /*
@@ -1090,8 +1096,6 @@ int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 	e->ts = c->ts;
 	e->lost = 0;
 	e->damaged = 0;
-	if (c->has_lost)
-		take_lost(dec, c, e);
 	/* the rest of dec->rec is bin_decoder_open()'s, its ts and cpu bin_event_format()'s */
 	dec->rec.data = c->data;
 	dec->rec.size = c->ev_size;
@@ -1099,8 +1103,8 @@ int bin_decoder_next(struct bin_decoder *dec, struct bin_event *e)
 	/* the page buffer's slack keeps 8 bytes readable past a shorter record */
 	memcpy(&w, c->data, 8);
 	type = (unsigned int)((w >> dec->type_shift) & dec->type_mask);
-	/* one compare for the common record: a type looked at, a size it fits */
-	if (type >= dec->nr_info || dec->rec.size < dec->info[type].fit_from)
+	/* one compare for the common record: a type looked at, a size it fits (and no LOST) */
+	if (type >= dec->nr_info || dec->rec.size < dec->info[type].fit_from || c->has_lost)
 		return record_other(dec, c, e, type, w);
 	return record_take(dec, c, e, &dec->info[type], w);
 }

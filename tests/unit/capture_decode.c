@@ -120,17 +120,33 @@ static int page_rewrite(unsigned char *pg, int kind)
 	return 1;
 }
 
-/* The records of @dir in (timestamp, CPU) order; 0 when they are. */
-static int merged_in_order(const char *dir, unsigned long *records, unsigned long *switches)
+/* What bin_decoder_next() said of its records. */
+struct answers {
+	unsigned long	plain, other, lost, wrong;	/* wrong: BIN_PLAIN where it is not, or not */
+};
+
+/*
+ * The records of @dir in (timestamp, CPU) order; 0 when they are.  And
+ * each answer BIN_PLAIN exactly for a record with a format, no LOST line,
+ * no stack and no damage.
+ */
+static int merged_in_order(const char *dir, unsigned long *records, unsigned long *switches,
+			   struct answers *a)
 {
 	struct bin_decoder *dec = bin_decoder_open(dir);
 	unsigned long long ts = 0;
 	struct bin_event e;
-	int cpu = -1, bad = 0;
+	int cpu = -1, bad = 0, r;
 
 	if (!dec)
 		return 1;
-	while (bin_decoder_next(dec, &e)) {
+	while ((r = bin_decoder_next(dec, &e))) {
+		int plain = e.ev && !e.stack && !e.lost && !e.damaged;
+
+		a->wrong += (r == BIN_PLAIN) != plain || (r != BIN_PLAIN && r != 1);
+		a->plain += r == BIN_PLAIN;
+		a->other += r != BIN_PLAIN;
+		a->lost += e.lost != 0;
 		if (e.damaged)
 			continue;
 		if (e.ts < ts || (e.ts == ts && e.cpu < cpu))
@@ -150,17 +166,22 @@ static void merge_order(void)
 		"tests/fixtures/binary-small.capture", "tests/fixtures/binary-stock-stacks.capture",
 		"tests/fixtures/binary-custom-v1.capture", "tests/fixtures/binary-custom-v2.capture",
 	};
+	struct answers a = { 0 };
 	unsigned long switches = 0;
 	size_t i;
 
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		unsigned long records = 0;
-		int bad = merged_in_order(fixtures[i], &records, &switches);
+		int bad = merged_in_order(fixtures[i], &records, &switches, &a);
 
 		CHECK(!bad && records > 50, "%s: the CPUs' records merged by time, ties to the "
 		      "lower CPU (%lu records)", fixtures[i], records);
 	}
 	CHECK(switches > 100, "the merge switched CPUs %lu times", switches);
+	CHECK(!a.wrong && a.plain > 1000 && a.other > 100 && a.lost >= 2,
+	      "BIN_PLAIN exactly for records with a format, no LOST line, no stack, no damage "
+	      "(%lu plain, %lu others, %lu after a LOST line, %lu wrong)", a.plain, a.other, a.lost,
+	      a.wrong);
 }
 
 /* test_rewrite_pages()'s step: each page by the kind its index picks, counted in @ctx */
