@@ -115,6 +115,11 @@ struct tev {
 	unsigned long		verify_until;	/* checked below it: compared with its text */
 	int			after_checks;	/* contention or first_pid: fields_fill()'s end */
 	int			slow_fill;	/* nr_slow or after_checks: fields_slow() */
+	/*
+	 * TEV_TYPED, its records compared with their text up to verify_until,
+	 * and every field one fast_fill() load: typed_known() reads it alone.
+	 */
+	int			ready;
 	/* fast_build()'s decoder: rows by class (each class ends at its fast_end), then the slots it leaves */
 	uint32_t		fast_have, fast_num_ok;
 	unsigned int		nr_fast[FC_NR];
@@ -963,7 +968,8 @@ static int guard_ok(const struct slot *sl, const struct tep_record *rec)
 }
 
 /* The one-load fields of fast_build(): a load and a store each, no choice per field. */
-static void fast_fill(const struct tev *t, const char *data, struct parsed_line *pl)
+static inline __attribute__((always_inline)) void fast_fill(const struct tev *t, const char *data,
+							   struct parsed_line *pl)
 {
 	const struct fast_row *r = t->fast, *u32 = t->fast_end[FC_U64],
 		*s32 = t->fast_end[FC_U32], *nz8 = t->fast_end[FC_S32], *end = t->fast_end[FC_NZ8];
@@ -1249,8 +1255,10 @@ static int __attribute__((noinline)) typed_verify(struct source *src, struct tev
 		src->lineno--;
 	}
 	src->q_live = 0;
-	if (!why)
+	if (!why) {
+		t->ready = t->checked >= t->verify_until && !t->slow_fill;
 		return 1;
+	}
 	/* the text is right by definition: this event is read as text from now */
 	if (src->verify_all)
 		pr_warn("%s: %s: the typed record differs from the text in %s",
@@ -1277,24 +1285,26 @@ static inline struct pid_ent *pid_ok(struct source *src, int pid, int tgid)
 	return p;
 }
 
-/*
- * The typed record of @e, whose format is known (e->ev); 0 when it must be
- * read as text.  Inlined into binary_take(): the common record's whole path
- * is one function.
- */
-static inline __attribute__((always_inline)) int typed_known(struct source *src,
-							     const struct bin_event *e,
-							     struct parsed_line *pl)
+/* A record read typed: its line counted, no text to show for it. */
+static inline void typed_done(struct source *src)
 {
-	struct pid_ent *p;
-	struct tev *t;
+	src->lineno++;
+	src->head[0] = '\0';
+	src->head_cut = 0;
+	src->nr_typed++;
+}
 
-	if (e->ts >= TS_UNPRINTABLE)
-		return 0;
-	p = pid_ok(src, e->pid, e->tgid);
-	if (!p)
-		return 0;
-	t = tev_get(src, e->ev);
+/*
+ * typed_known() of an event that is not ready (struct tev): its format
+ * looked at first, fields past fast_fill(), records compared with their
+ * text.
+ */
+static int __attribute__((noinline)) typed_checked(struct source *src,
+						   const struct bin_event *e,
+						   struct parsed_line *pl, const struct pid_ent *p)
+{
+	struct tev *t = tev_get(src, e->ev);
+
 	if (!t || t->state != TEV_TYPED)
 		return 0;
 	header_fill(pl, LINE_EVENT, p, e);
@@ -1304,10 +1314,38 @@ static inline __attribute__((always_inline)) int typed_known(struct source *src,
 		return 0;
 	if (t->checked < t->verify_until && !typed_verify(src, t, e, pl))
 		return 0;
-	src->lineno++;
-	src->head[0] = '\0';
-	src->head_cut = 0;
-	src->nr_typed++;
+	typed_done(src);
+	return 1;
+}
+
+/*
+ * The typed record of @e, whose format is known (e->ev); 0 when it must be
+ * read as text.  Inlined into binary_take(): the common record's whole path
+ * is one function.
+ */
+static inline __attribute__((always_inline)) int typed_known(struct source *src,
+							     const struct bin_event *e,
+							     struct parsed_line *pl)
+{
+	unsigned int id = (unsigned int)e->ev->id;
+	struct pid_ent *p;
+	struct tev *t;
+
+	if (e->ts >= TS_UNPRINTABLE)
+		return 0;
+	p = pid_ok(src, e->pid, e->tgid);
+	if (!p)
+		return 0;
+	t = id < src->nr_tevs ? src->tevs[id] : NULL;
+	if (!t || !t->ready)
+		return typed_checked(src, e, pl, p);
+	header_fill(pl, LINE_EVENT, p, e);
+	pl->event = t->name;
+	pl->id = t->id;
+	fast_fill(t, e->rec->data, pl);
+	/* every value is read from the record, none from text */
+	pl->v.done = pl->have;
+	typed_done(src);
 	return 1;
 }
 
