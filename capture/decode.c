@@ -53,12 +53,12 @@ struct dec_cpu {
 	 * The page's plain data events (type_len 1..28: most of them) are
 	 * walked here, as kbuffer walks them, without a library call each;
 	 * at the first other record (a time extend or stamp, padding, a long
-	 * event) kbuffer takes the page over (own_resync()).  Offsets from
-	 * the page's data: start the data's, next the next record's, size
-	 * the committed bytes.
+	 * event) kbuffer takes the page over (own_resync()).  pos: the next
+	 * record's header; end: the end of the committed bytes, or pos when
+	 * kbuffer reads the page (own_next() then always says 0).
 	 */
 	int		own;
-	unsigned int	start, size, next;
+	char		*pos, *end;
 	int		ev_size;	/* kbuffer_event_size() of the current event */
 };
 
@@ -410,13 +410,14 @@ static int next_page(struct dec_cpu *c, const struct dec_ctx *d, struct bin_deco
 			continue;
 		}
 		if (c->data) {
+			char *start = (char *)c->page + kbuffer_start_of_data(c->kbuf);
+
 			c->own = d->own_walk;
 			c->ev_size = kbuffer_event_size(c->kbuf);
-			c->start = (unsigned int)kbuffer_start_of_data(c->kbuf);
-			c->size = (unsigned int)kbuffer_subbuffer_size(c->kbuf);
 			/* kbuffer's next, or past the commit when that is past it: the page ends alike */
-			c->next = (unsigned int)kbuffer_curr_offset(c->kbuf) - c->start +
-				  (unsigned int)kbuffer_curr_size(c->kbuf);
+			c->pos = (char *)c->page + kbuffer_curr_offset(c->kbuf) +
+				 kbuffer_curr_size(c->kbuf);
+			c->end = c->own ? start + kbuffer_subbuffer_size(c->kbuf) : c->pos;
 			return 1;
 		}
 	}
@@ -433,16 +434,16 @@ static int own_next(struct dec_cpu *c)
 {
 	uint32_t w, len;
 
-	if (c->next >= c->size)
+	if (c->pos >= c->end)
 		return 0;
 	/* the page buffer's slack keeps a header past the commit readable */
-	memcpy(&w, (char *)c->page + c->start + c->next, 4);
+	memcpy(&w, c->pos, 4);
 	len = w & 31;
 	if (!len || len > 28)
 		return -1;
 	c->ts += w >> 5;
-	c->data = (char *)c->page + c->start + c->next + 4;
-	c->next += 4 + 4 * len;
+	c->data = c->pos + 4;
+	c->pos += 4 + 4 * len;
 	c->ev_size = (int)(4 * len);
 	return 1;
 }
@@ -450,10 +451,11 @@ static int own_next(struct dec_cpu *c)
 /* kbuffer takes the page over at the record own_next() left: the first event at or after it. */
 static void *own_resync(struct dec_cpu *c)
 {
-	int off = (int)(c->start + c->next);
+	int off = (int)(c->pos - (char *)c->page);
 	void *data;
 
 	c->own = 0;
+	c->end = c->pos;
 	if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
 		return NULL;
 	for (data = kbuffer_read_event(c->kbuf, &c->ts); data && kbuffer_curr_offset(c->kbuf) < off;
@@ -489,7 +491,8 @@ static void __attribute__((noinline)) advance_slow(struct dec_cpu *c, const stru
 static inline void advance(struct dec_cpu *c, const struct dec_ctx *d,
 			   struct bin_decode_stats *st)
 {
-	int r = c->own ? own_next(c) : 0;
+	/* 0 where kbuffer reads the page (c->end == c->pos) */
+	int r = own_next(c);
 
 	if (r <= 0)
 		advance_slow(c, d, st, r);
