@@ -190,7 +190,7 @@ kernel-test-debug: all
 # for every series (Android: with MMLOCK_ANDROID_TREE=PATH, else a skip)
 kernel-check:
 	$(Q)kernel-patches/check-series kernel-patches/linux-6.12
-	$(Q)kernel-patches/check-series kernel-patches/linux-7.2 "$$(scripts/fetch-sid-source 7.2)"
+	$(Q)kernel-patches/check-series kernel-patches/linux-7.2 "$$(scripts/fetch-kernel-source 7.2)"
 	$(Q)if [ -n "$$MMLOCK_ANDROID_TREE" ]; then \
 		kernel-patches/verify-android --bisect --no-boot "$$MMLOCK_ANDROID_TREE"; \
 	else echo "skip - android14-6.1: per-patch builds need an Android tree (MMLOCK_ANDROID_TREE=PATH)"; fi
