@@ -92,10 +92,13 @@ static void mmslot_free(struct analysis *an, struct task *t, struct mmslot *s)
 /*
  * Forget a slot with nothing in it.  The task's latest emptied slot is kept
  * (not counted in nr_mms): its mm's next event, often the next of the task,
- * finds it again instead of a new one.
+ * finds it again instead of a new one.  mmslot_release() keeps it inline
+ * when none is kept; here the one kept before is freed.
  */
 void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s)
 {
+	if (s == t->ms_kept)
+		return;
 	if (t->ms_kept)
 		mmslot_free(an, t, t->ms_kept);
 	t->ms_kept = s;

@@ -57,9 +57,10 @@ struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm);
 
 /**
  * mmslot_release_slow() - mmslot_release() of a slot with nothing open
+ *	while @t keeps another (or this one) already
  * @an: the analysis
  * @t: the task
- * @s: its slot, not the one @t keeps
+ * @s: its slot
  */
 void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s);
 
@@ -75,8 +76,18 @@ void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s);
  */
 static inline void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	if (s != t->ms_kept && !s->wait && !s->hold.set && !s->acq && !s->swh.set)
+	if (s->wait || s->hold.set || s->acq || s->swh.set)
+		return;
+	/*
+	 * mmslot_get() took the slot @t kept, if it was @s: most often none
+	 * is kept now, and @s is kept without a call.
+	 */
+	if (!t->ms_kept) {
+		t->ms_kept = s;
+		t->nr_mms--;
+	} else {
 		mmslot_release_slow(an, t, s);
+	}
 }
 
 /**
