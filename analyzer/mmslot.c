@@ -120,35 +120,6 @@ void mmslot_drop_acq(struct analysis *an, struct mmslot *s)
 	s->acq = NULL;
 }
 
-void mmslot_swh_link(struct analysis *an, struct mmslot *s)
-{
-	s->swh.next = NULL;
-	s->swh.prev = an->ms.swh_tail;
-	if (an->ms.swh_tail)
-		an->ms.swh_tail->swh.next = s;
-	else
-		an->ms.swh_head = s;
-	an->ms.swh_tail = s;
-}
-
-void mmslot_swh_clear(struct analysis *an, struct mmslot *s)
-{
-	struct swhold *z = &s->swh;
-
-	if (z->prev)
-		z->prev->swh.next = z->next;
-	else
-		an->ms.swh_head = z->next;
-	if (z->next)
-		z->next->swh.prev = z->prev;
-	else
-		an->ms.swh_tail = z->prev;
-	z->prev = z->next = NULL;
-	call_put(z->call);
-	z->call = NULL;
-	z->set = 0;
-}
-
 /* The stock (pid, mm) slot, if there is one; never creates it. */
 struct mmslot *mmslot_peek(struct analysis *an, struct task *t, uint64_t mm)
 {

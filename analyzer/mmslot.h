@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "analysis-int.h"
+#include "call.h"
 
 /**
  * mmslot_get_slow() - mmslot_get() past its test of the slot used last
@@ -123,15 +124,43 @@ void mmslot_drop_acq(struct analysis *an, struct mmslot *s);
  *
  * The list is in the order they began: stock_swhold_all() makes them
  * intervals in it, the order the open write intervals' list keeps.
+ * Inline, as mmslot_swh_clear(): once for most stock write holds.
  */
-void mmslot_swh_link(struct analysis *an, struct mmslot *s);
+static inline void mmslot_swh_link(struct analysis *an, struct mmslot *s)
+{
+	s->swh.next = NULL;
+	s->swh.prev = an->ms.swh_tail;
+	if (an->ms.swh_tail)
+		an->ms.swh_tail->swh.next = s;
+	else
+		an->ms.swh_head = s;
+	an->ms.swh_tail = s;
+}
 
 /**
  * mmslot_swh_clear() - @s's struct swhold ends: off the list, its call put
  * @an: the analysis
  * @s: the slot, its swhold set
+ *
+ * Its prev and next are left as they were: only a set swhold's are read,
+ * and mmslot_swh_link() sets both.
  */
-void mmslot_swh_clear(struct analysis *an, struct mmslot *s);
+static inline void mmslot_swh_clear(struct analysis *an, struct mmslot *s)
+{
+	struct swhold *z = &s->swh;
+
+	if (z->prev)
+		z->prev->swh.next = z->next;
+	else
+		an->ms.swh_head = z->next;
+	if (z->next)
+		z->next->swh.prev = z->prev;
+	else
+		an->ms.swh_tail = z->prev;
+	call_put(z->call);
+	z->call = NULL;
+	z->set = 0;
+}
 
 /**
  * mmslot_release_all() - free every slot (the analysis ends)

@@ -141,35 +141,15 @@ static void stock_swhold_all(struct analysis *an)
 		swhold_ival(an, an->ms.swh_head);
 }
 
-/* A stock write hold begins (@s's write call got the lock, or a trylock did). */
-void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
-		       const struct parsed_line *pl)
+/* A stock write hold begins as an interval (stock_write_holds() keeps the rest in their slots). */
+void stock_write_holds_slow(struct analysis *an, struct task *t, struct mmslot *s,
+			    const struct parsed_line *pl)
 {
 	struct ival *m = s->acq;
 
 	if (!m && s->swh.set) {
 		/* a nested begin: as the interval's, only the hold's start moves */
 		s->swh.hold_start = pl->ts_ns;
-		stack_target_swh(an, t, s, pl->cpu);
-		return;
-	}
-	/*
-	 * Nothing it could be attributed to is open or kept, and no hook
-	 * wants it as an interval: kept in the slot (struct swhold), where
-	 * most holds end unseen by the sweep.  The write hold's stack block
-	 * (stacktrace if write == 1), if one comes, gets a call of its own.
-	 */
-	if (!m && !an->sw.lists[L_OPEN_SW].head && !an->sw.lists[L_CLOSED_SW].head &&
-	    !an->opts.on_ival && !an->opts.stack_before) {
-		struct swhold *z = &s->swh;
-
-		z->start = z->hold_start = pl->ts_ns;
-		z->cpu = pl->cpu;
-		z->epoch = anomaly_epoch(an, pl->cpu);
-		z->prio = t->prio;
-		z->task = t;
-		z->set = 1;
-		mmslot_swh_link(an, s);
 		stack_target_swh(an, t, s, pl->cpu);
 		return;
 	}
@@ -181,29 +161,13 @@ void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
 	stack_target_set(an, t, m->call, pl->cpu);
 }
 
-void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts)
+void stock_close_write_slow(struct analysis *an, struct mmslot *s, uint64_t ts)
 {
 	struct ival *m = s->acq;
 
-	if (!m) {
-		struct swhold *z = &s->swh;
-
-		/*
-		 * No contended wait is open or kept (else it would be an
-		 * interval): it pairs with nothing, and its interval would go
-		 * at once, tallied, unless closed write intervals still wait
-		 * to be (then it goes through the sweep, to be tallied after
-		 * them, in the same order).
-		 */
-		if (an->sw.lists[L_CLOSED_SM].head) {
-			m = swhold_ival(an, s);
-		} else {
-			tally_swriter_hold(an, z->task, z->prio, z->start, z->hold_start, ts,
-					   z->call);
-			mmslot_swh_clear(an, s);
-			return;
-		}
-	}
+	/* a hold kept in its slot, closed write intervals kept: through the sweep, after them */
+	if (!m)
+		m = swhold_ival(an, s);
 	s->acq = NULL;
 	m->end = ts;
 	pair_close(an, m, L_CLOSED_SM, L_CLOSED_SW);

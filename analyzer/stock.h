@@ -10,9 +10,11 @@
 #include <stdint.h>
 
 #include "analysis-int.h"
+#include "anomaly.h"
 #include "mmslot.h"
-
-struct parsed_line;
+#include "parse.h"
+#include "stack.h"
+#include "tally.h"
 
 /**
  * stock_page_fault() - exceptions:page_fault_user or _kernel of @t
@@ -46,22 +48,75 @@ void stock_filemap_fault(struct analysis *an, struct task *t, const struct parse
 void stock_retry_call(struct analysis *an, struct task *t, struct ival *call);
 
 /**
- * stock_write_holds() - a stock write hold of @s begins (its call got the lock, or a trylock did)
+ * stock_write_holds_slow() - stock_write_holds() of a hold that is an
+ *	interval, or a nested begin
  * @an: the analysis
  * @t: the task
  * @s: the slot
  * @pl: the event
  */
-void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
-		       const struct parsed_line *pl);
+void stock_write_holds_slow(struct analysis *an, struct task *t, struct mmslot *s,
+			    const struct parsed_line *pl);
+
+/**
+ * stock_write_holds() - a stock write hold of @s begins (its call got the lock, or a trylock did)
+ * @an: the analysis
+ * @t: the task
+ * @s: the slot
+ * @pl: the event
+ *
+ * Nothing it could be attributed to is open or kept, and no hook wants it
+ * as an interval: kept in the slot (struct swhold), where most holds end
+ * unseen by the sweep.  The write hold's stack block (stacktrace if
+ * write == 1), if one comes, gets a call of its own.  That case inline.
+ */
+static inline void stock_write_holds(struct analysis *an, struct task *t, struct mmslot *s,
+				     const struct parsed_line *pl)
+{
+	struct swhold *z = &s->swh;
+
+	if (s->acq || z->set || an->sw.lists[L_OPEN_SW].head || an->sw.lists[L_CLOSED_SW].head ||
+	    an->opts.on_ival || an->opts.stack_before) {
+		stock_write_holds_slow(an, t, s, pl);
+		return;
+	}
+	z->start = z->hold_start = pl->ts_ns;
+	z->cpu = pl->cpu;
+	z->epoch = anomaly_epoch(an, pl->cpu);
+	z->prio = t->prio;
+	z->task = t;
+	z->set = 1;
+	mmslot_swh_link(an, s);
+	stack_target_swh(an, t, s, pl->cpu);
+}
+
+/**
+ * stock_close_write_slow() - stock_close_write() of an interval, or of a
+ *	hold that must go through the sweep
+ * @an: the analysis
+ * @s: the slot
+ * @ts: the end
+ */
+void stock_close_write_slow(struct analysis *an, struct mmslot *s, uint64_t ts);
 
 /**
  * stock_close_write() - @s's stock write interval (queued, then holding) ends at @ts
  * @an: the analysis
- * @s: the slot; its acq is the interval
+ * @s: the slot; its acq is the interval, or its swhold the hold
  * @ts: the end
+ *
+ * A hold kept in its slot pairs with nothing (no contended wait is open
+ * or kept, else it would be an interval): tallied at once, unless closed
+ * write intervals still wait to be (then it goes through the sweep, to be
+ * tallied after them, in the same order).  The first case inline.
  */
-void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts);
+static inline void stock_close_write(struct analysis *an, struct mmslot *s, uint64_t ts)
+{
+	if (!s->acq && !an->sw.lists[L_CLOSED_SM].head)
+		tally_swhold_end(an, s, ts);
+	else
+		stock_close_write_slow(an, s, ts);
+}
 
 /**
  * stock_call_end_slow() - stock_call_end() of a call that has more to end

@@ -10,6 +10,7 @@
 
 #include "analysis-int.h"
 #include "lifecycle.h"
+#include "mmslot.h"
 #include "tally.h"
 #include "util.h"
 
@@ -339,28 +340,23 @@ static inline struct scaller *scaller_get(struct analysis *an, const char *calle
 }
 
 /*
- * A stock write interval nothing can pair with any more: its hold, its
- * queueing and the waits attributed to it (in @c; NULL: none, and no stack
- * came) go to its writer's row (pid, caller) and its caller's.  Inline in
- * its callers: with @c NULL (most holds) what it would add is known to be 0.
+ * What a stock write interval adds to its caller's row @sc and its
+ * writer's row @w (NULL: past MAX_SWRITERS rows, counted only; else its
+ * name already @t's, swriter_comm()): its hold,
+ * its queueing and the waits attributed to it (in @c; NULL: none, and no
+ * stack came).  Inline in its callers: with @c NULL (most holds) what it
+ * would add is known to be 0.
  */
 static inline __attribute__((always_inline)) void
-swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold, uint64_t start,
-	     uint64_t hold_start, uint64_t end, const struct call *c)
+swriter_add(struct analysis *an, struct scaller *sc, struct swriter *w, const struct task *t,
+	    int prio, int has_hold, uint64_t start, uint64_t hold_start, uint64_t end,
+	    const struct call *c)
 {
-	char caller[CALLER_LEN];
 	uint64_t hold = has_hold ? end - hold_start : 0;
 	uint64_t queued = (has_hold ? hold_start : end) - start;
 	uint64_t nw = c ? c->nw : 0, w_ns = c ? c->w_ns : 0;
-	struct swriter *w;
-	struct scaller *sc;
 	unsigned int i;
 
-	if (c)
-		tally_stock_caller(caller, sizeof(caller), c->stack);
-	else
-		caller[0] = '\0';
-	sc = scaller_get(an, caller);
 	sc->holds += has_hold;
 	sc->waiters += nw;
 	sc->waited_ns += w_ns;
@@ -368,17 +364,11 @@ swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold, 
 		sc->b_pairs += c->b_pairs;
 		sc->b_ns += c->b_ns;
 	}
-	w = swriter_get(an, t->pid, caller);
 	if (!w) {
 		an->tally.swriters_omitted++;
 		return;
 	}
 	w->tgid = t->tgid;
-	/* a writer's name seldom changes: the same copy of it is the same text */
-	if (w->comm_gen != t->comm_gen) {
-		copy_str(w->comm, sizeof(w->comm), t->comm);
-		w->comm_gen = t->comm_gen;
-	}
 	if (prio >= 0)
 		w->prio = prio;
 	w->holds += has_hold;
@@ -409,18 +399,72 @@ swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold, 
 	}
 }
 
+/* The name of @w's writer is @t's (a writer's name seldom changes: the same copy is the same text). */
+static inline void swriter_comm(struct swriter *w, const struct task *t)
+{
+	if (w && w->comm_gen != t->comm_gen) {
+		copy_str(w->comm, sizeof(w->comm), t->comm);
+		w->comm_gen = t->comm_gen;
+	}
+}
+
+/*
+ * A stock write interval nothing can pair with any more goes to its
+ * writer's row (pid, caller) and its caller's, swriter_add().
+ */
+static inline __attribute__((always_inline)) void
+swriter_fold(struct analysis *an, const struct task *t, int prio, int has_hold, uint64_t start,
+	     uint64_t hold_start, uint64_t end, const struct call *c)
+{
+	char caller[CALLER_LEN];
+	struct scaller *sc;
+	struct swriter *w;
+
+	if (c)
+		tally_stock_caller(caller, sizeof(caller), c->stack);
+	else
+		caller[0] = '\0';
+	sc = scaller_get(an, caller);
+	w = swriter_get(an, t->pid, caller);
+	swriter_comm(w, t);
+	swriter_add(an, sc, w, t, prio, has_hold, start, hold_start, end, c);
+}
+
 void tally_swriter_fold(struct analysis *an, struct ival *m)
 {
 	swriter_fold(an, m->task, m->prio, m->has_hold, m->start, m->hold_start, m->end, m->call);
 }
 
-void tally_swriter_hold(struct analysis *an, const struct task *t, int prio, uint64_t start,
-			uint64_t hold_start, uint64_t end, const struct call *c)
+/* tally_swhold_end() past its common case: swriter_fold() of the swhold */
+static void __attribute__((noinline)) swhold_end_slow(struct analysis *an, struct mmslot *s,
+						      uint64_t end)
 {
-	if (c)
-		swriter_fold(an, t, prio, 1, start, hold_start, end, c);
-	else
-		swriter_fold(an, t, prio, 1, start, hold_start, end, NULL);
+	const struct swhold *z = &s->swh;
+
+	swriter_fold(an, z->task, z->prio, 1, z->start, z->hold_start, end, z->call);
+	mmslot_swh_clear(an, s);
+}
+
+/*
+ * Most stock write holds end here: no stack came (caller ""), their rows
+ * are the ones found last, its writer's name unchanged.  Those are tested
+ * first, with the fields read from the slot, no caller name made, and
+ * nothing called.
+ */
+void tally_swhold_end(struct analysis *an, struct mmslot *s, uint64_t end)
+{
+	const struct swhold *z = &s->swh;
+	const struct task *t = z->task;
+	struct scaller *sc = an->tally.scaller_last;
+	struct swriter *w = an->tally.swriter_recent[(unsigned int)t->pid & (SWRITER_RECENT - 1)];
+
+	if (z->call || !sc || sc->caller[0] || !w || w->pid != t->pid || w->caller[0] ||
+	    w->comm_gen != t->comm_gen) {
+		swhold_end_slow(an, s, end);
+		return;
+	}
+	swriter_add(an, sc, w, t, z->prio, 1, z->start, z->hold_start, end, NULL);
+	mmslot_swh_clear(an, s);
 }
 
 /* The items of @h, freed with it. */

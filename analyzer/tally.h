@@ -108,19 +108,16 @@ void tally_wait(struct analysis *an, struct task *t, enum wait_kind k, uint64_t 
 void tally_swriter_fold(struct analysis *an, struct ival *m);
 
 /**
- * tally_swriter_hold() - tally_swriter_fold() of a write hold that was no interval
+ * tally_swhold_end() - tally_swriter_fold() of the stock write hold @s kept
+ *	in its slot (struct swhold), no interval: it ends at @end
  * @an: the analysis
- * @t: its task
- * @prio: its priority when it began
- * @start: when it began; @hold_start: when its (last) hold began
+ * @s: the slot; its swhold set, cleared here (mmslot_swh_clear())
  * @end: its release
- * @c: the call its stack block went to, NULL when none came
  *
- * A stock write hold kept in its slot (struct swhold): no wait was
- * attributed to it.
+ * No wait was attributed to it; its call, if any, holds the stack block
+ * that came.
  */
-void tally_swriter_hold(struct analysis *an, const struct task *t, int prio, uint64_t start,
-			uint64_t hold_start, uint64_t end, const struct call *c);
+void tally_swhold_end(struct analysis *an, struct mmslot *s, uint64_t end);
 
 /**
  * tally_release() - free the tables (the analysis ends)
