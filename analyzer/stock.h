@@ -147,9 +147,8 @@ static inline void stock_call_end(struct analysis *an, struct task *t, struct mm
 				  const struct ival *call, const struct parsed_line *pl,
 				  int success)
 {
-	/* its open call ends: a contention_begin after it is not its sleep */
-	if (t->scall_set && t->scall_mm == s->mm)
-		t->scall_set = 0;
+	/* its open call ends: a contention_begin after it is not its sleep (no branch: most do) */
+	t->scall_set &= t->scall_mm != s->mm;
 	if (t->cw || (call->flags & IV_RCALL) || (call->write && !success && mmslot_has_acq(s)))
 		stock_call_end_slow(an, t, s, call, pl, success);
 }
