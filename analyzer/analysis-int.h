@@ -71,7 +71,7 @@ struct call {
 	 * The texts last, read only up to their NUL: call_new() zeroes what
 	 * comes before them and their first bytes, not their 336 bytes.
 	 */
-	char		dev[24];
+	char		dev[24];		/* zero after its NUL: compared as words (pair.c) */
 	char		caller[CALLER_LEN];
 	char		user_pc[24];		/* the faulting user instruction, as printed */
 	char		stack[STACK_LEN];
@@ -332,8 +332,12 @@ struct mmslot_table {
 struct sweep {
 	struct ilist		lists[L_NR];
 	struct htab		buckets;	/* closed sweep intervals by pairing key */
-	struct bucket		*cache;		/* emptied buckets, kept for reuse */
-	unsigned int		nr_cache;
+	/* by list and kind (pair.c's enum bucket_kind): the bucket used last, how many */
+	struct bucket		*last[L_NR][4];
+	unsigned int		nr_buckets[L_NR][4];
+	/* buckets left empty, still in the table for their key's return; oldest first */
+	struct bucket		*empty_head, *empty_tail;
+	unsigned int		nr_empty;
 	uint64_t		seq;		/* intervals closed so far */
 	/* the caller text of a Type-C pair asked last, and whether it is a known path */
 	int			known_set, known;

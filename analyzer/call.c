@@ -53,7 +53,9 @@ struct call *call_new(uint64_t ts)
 	c->mm = c->vma = 0;
 	c->vm_start = c->vm_end = c->ino = 0;
 	c->caller_idx = 0;
-	c->dev[0] = c->caller[0] = c->user_pc[0] = c->stack[0] = '\0';
+	/* dev whole: its bytes past the NUL are part of a sweep bucket's key */
+	memset(c->dev, 0, sizeof(c->dev));
+	c->caller[0] = c->user_pc[0] = c->stack[0] = '\0';
 	return c;
 }
 

@@ -59,38 +59,61 @@ static void list_remove(struct analysis *an, struct ival *iv)
  * one interval that never ends does not make every later close scan what it
  * holds back (issue 13 M5).
  */
-enum bucket_kind { BK_VMA, BK_RANGE_VMA, BK_RANGE_NOVMA, BK_MM };
+enum bucket_kind { BK_VMA, BK_RANGE_VMA, BK_RANGE_NOVMA, BK_MM, BK_NR };
 
+/*
+ * What a bucket's members share, the list and the kind aside.  The device
+ * is its 24 bytes (struct call's dev: zero after its NUL, call_new()), so
+ * equal texts are equal words: no strcmp() and no byte loop per close.
+ */
 struct bucket_key {
-	int		list, kind;
 	uint64_t	mm, vma;
 	unsigned long	vm_start, vm_end, ino;
-	const char	*dev;
+	uint64_t	dev[3];
 };
+
+_Static_assert(sizeof(((struct call *)0)->dev) == sizeof(((struct bucket_key *)0)->dev),
+	       "struct bucket_key: dev holds struct call's dev whole");
 
 struct bucket {
 	struct bucket_key key;
-	char		dev[24];
+	int		list, kind;
 	uint64_t	hash;
 	struct ival	**v;
 	size_t		head, n, cap;	/* members v[head..n), in closing order */
+	struct bucket	*eprev, *enext;	/* on the emptied list while it has no member */
 };
 
-static void bucket_key_of(struct bucket_key *k, int list, int kind, const struct ival *iv)
+/* A closing interval's key of one kind, and its bucket_hash() once computed. */
+struct close_key {
+	struct bucket_key k;
+	uint64_t	h;
+	int		hashed;
+};
+
+static void bucket_key_of(struct close_key *ck, int kind, const struct ival *iv)
 {
-	memset(k, 0, sizeof(*k));
-	k->list = list;
-	k->kind = kind;
+	struct bucket_key *k = &ck->k;
+
+	ck->hashed = 0;
 	k->mm = iv->mm;
-	k->dev = "";
-	if (kind == BK_VMA) {
-		k->vma = iv->vma;
-	} else if (kind != BK_MM && iv->call) {
+	k->vma = kind == BK_VMA ? iv->vma : 0;
+	if ((kind == BK_RANGE_VMA || kind == BK_RANGE_NOVMA) && iv->call) {
 		k->vm_start = iv->call->vm_start;
 		k->vm_end = iv->call->vm_end;
 		k->ino = iv->call->ino;
-		k->dev = iv->call->dev;
+		memcpy(k->dev, iv->call->dev, sizeof(k->dev));
+	} else {
+		k->vm_start = k->vm_end = k->ino = 0;
+		k->dev[0] = k->dev[1] = k->dev[2] = 0;
 	}
+}
+
+static int bucket_key_eq(const struct bucket_key *a, const struct bucket_key *b)
+{
+	return a->mm == b->mm && a->vma == b->vma && a->vm_start == b->vm_start &&
+	       a->vm_end == b->vm_end && a->ino == b->ino && a->dev[0] == b->dev[0] &&
+	       a->dev[1] == b->dev[1] && a->dev[2] == b->dev[2];
 }
 
 /*
@@ -103,60 +126,126 @@ static uint64_t bucket_hash(const struct analysis *an, const struct bucket_key *
 	const uint64_t m = 0x9e3779b97f4a7c15ULL;
 	uint64_t h = an->seed;
 
-	/* one final mix: a key is hashed for every close */
+	/* one final mix: a key is hashed for every bucket looked up anew */
 	h = (h ^ k->mm) * m;
 	h = (h ^ k->vma) * m;
-	if (k->kind == BK_RANGE_VMA || k->kind == BK_RANGE_NOVMA) {
-		h = (h ^ k->vm_start) * m;
-		h = (h ^ k->vm_end) * m;
-		h = (h ^ k->ino) * m;
-		return hash_str(h, k->dev);
-	}
+	h = (h ^ k->vm_start) * m;
+	h = (h ^ k->vm_end) * m;
+	h = (h ^ k->ino) * m;
+	h = (h ^ k->dev[0]) * m;
+	h = (h ^ k->dev[1]) * m;
+	h = (h ^ k->dev[2]) * m;
 	return hash_mix(h, 0);
 }
 
+/* htab_find()'s key: a close_key under one list and kind */
+struct bucket_ref {
+	int			list, kind;
+	const struct bucket_key	*k;
+};
+
 static int bucket_eq(const void *item, const void *key)
 {
-	const struct bucket_key *a = &((const struct bucket *)item)->key, *b = key;
+	const struct bucket *b = item;
+	const struct bucket_ref *r = key;
 
-	return a->list == b->list && a->kind == b->kind && a->mm == b->mm && a->vma == b->vma &&
-	       a->vm_start == b->vm_start && a->vm_end == b->vm_end && a->ino == b->ino &&
-	       !strcmp(a->dev, b->dev);
+	return b->list == r->list && b->kind == r->kind && bucket_key_eq(&b->key, r->k);
 }
 
-/* The bucket of key (@list, @kind) of @iv, whose bucket_hash() is @h. */
-static struct bucket *bucket_find(struct analysis *an, int list, int kind,
-				  const struct ival *iv, uint64_t h)
+/* bucket_find() past the bucket used last: the table */
+static struct bucket *__attribute__((noinline))
+bucket_find_slow(struct analysis *an, int list, int kind, struct close_key *ck)
 {
-	struct bucket_key k;
-
-	bucket_key_of(&k, list, kind, iv);
-	return htab_find(&an->sw.buckets, h, bucket_eq, &k);
-}
-
-static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv, int slot,
-		       uint64_t h)
-{
-	struct bucket_key k;
+	struct bucket_ref r = { list, kind, &ck->k };
 	struct bucket *b;
 
-	bucket_key_of(&k, list, kind, iv);
-	b = htab_find(&an->sw.buckets, h, bucket_eq, &k);
+	/* none of this list and kind (a side whose intervals all have a vma) */
+	if (!an->sw.nr_buckets[list][kind])
+		return NULL;
+	if (!ck->hashed) {
+		ck->h = bucket_hash(an, &ck->k);
+		ck->hashed = 1;
+	}
+	b = htab_find(&an->sw.buckets, ck->h, bucket_eq, &r);
+	if (b)
+		an->sw.last[list][kind] = b;
+	return b;
+}
+
+/*
+ * The bucket of key (@list, @kind) @ck, or NULL.  The bucket used last for
+ * each list and kind is tried first: the same VMA and mm come back close
+ * after close, and then nothing is hashed.
+ */
+static inline struct bucket *bucket_find(struct analysis *an, int list, int kind,
+					 struct close_key *ck)
+{
+	struct bucket *b = an->sw.last[list][kind];
+
+	if (b && bucket_key_eq(&b->key, &ck->k))
+		return b;
+	return bucket_find_slow(an, list, kind, ck);
+}
+
+/* Emptied buckets kept in the table: keys come back (the same mm, vma and file). */
+#define BUCKET_CACHE	256
+
+static void emptied_unlink(struct analysis *an, struct bucket *b)
+{
+	if (b->eprev)
+		b->eprev->enext = b->enext;
+	else
+		an->sw.empty_head = b->enext;
+	if (b->enext)
+		b->enext->eprev = b->eprev;
+	else
+		an->sw.empty_tail = b->eprev;
+	b->eprev = b->enext = NULL;
+	an->sw.nr_empty--;
+}
+
+/* Take the oldest emptied bucket out of the table, for its memory. */
+static struct bucket *emptied_evict(struct analysis *an)
+{
+	struct bucket *b = an->sw.empty_head;
+
+	emptied_unlink(an, b);
+	htab_del(&an->sw.buckets, b->hash, b);
+	an->sw.nr_buckets[b->list][b->kind]--;
+	if (an->sw.last[b->list][b->kind] == b)
+		an->sw.last[b->list][b->kind] = NULL;
+	return b;
+}
+
+static void bucket_add(struct analysis *an, int list, int kind, struct close_key *ck,
+		       struct ival *iv, int slot)
+{
+	struct bucket *b = bucket_find(an, list, kind, ck);
+
 	if (!b) {
-		b = an->sw.cache;
-		if (b) {
+		if (an->sw.nr_empty >= BUCKET_CACHE) {
 			/* its member array is kept: ready for as many members again */
-			an->sw.cache = *(struct bucket **)b->v;
-			an->sw.nr_cache--;
-			b->head = b->n = 0;
+			b = emptied_evict(an);
 		} else {
 			b = xcalloc(1, sizeof(*b));
 		}
-		b->key = k;
-		copy_str(b->dev, sizeof(b->dev), k.dev);
-		b->key.dev = b->dev;
-		b->hash = h;
+		b->head = b->n = 0;
+		b->key = ck->k;
+		b->list = list;
+		b->kind = kind;
+		if (!ck->hashed) {
+			/* bucket_find() found none of its list and kind */
+			ck->h = bucket_hash(an, &ck->k);
+			ck->hashed = 1;
+		}
+		b->hash = ck->h;
 		htab_add(&an->sw.buckets, b->hash, b);
+		an->sw.nr_buckets[list][kind]++;
+		an->sw.last[list][kind] = b;
+	} else if (b->head == b->n) {
+		/* emptied, still in the table: in use again */
+		emptied_unlink(an, b);
+		b->head = b->n = 0;
 	}
 	if (b->n == b->cap) {
 		if (b->head > b->cap / 2) {
@@ -173,10 +262,13 @@ static void bucket_add(struct analysis *an, int list, int kind, struct ival *iv,
 	iv->bk[slot] = b;
 }
 
-/* Emptied buckets kept for reuse: keys come back (the same mm, vma and file). */
-#define BUCKET_CACHE	256
-
-/* Take @iv out of its buckets; it is their oldest member (pruning goes in closing order). */
+/*
+ * Take @iv out of its buckets; it is their oldest member (pruning goes in
+ * closing order).  A bucket it leaves empty stays in the table, on the
+ * emptied list: the next interval of its key finds it there, with no
+ * removal and insertion per close; past BUCKET_CACHE of them, the oldest
+ * goes.
+ */
 static void bucket_remove(struct analysis *an, struct ival *iv)
 {
 	int i;
@@ -199,15 +291,18 @@ static void bucket_remove(struct analysis *an, struct ival *iv)
 			b->n--;
 		}
 		if (b->head == b->n) {
-			htab_del(&an->sw.buckets, b->hash, b);
-			if (an->sw.nr_cache < BUCKET_CACHE) {
-				/* the link lives in its (empty) member array */
-				*(struct bucket **)b->v = an->sw.cache;
-				an->sw.cache = b;
-				an->sw.nr_cache++;
-			} else {
-				free(b->v);
-				free(b);
+			b->enext = NULL;
+			b->eprev = an->sw.empty_tail;
+			if (an->sw.empty_tail)
+				an->sw.empty_tail->enext = b;
+			else
+				an->sw.empty_head = b;
+			an->sw.empty_tail = b;
+			if (++an->sw.nr_empty > BUCKET_CACHE) {
+				struct bucket *old = emptied_evict(an);
+
+				free(old->v);
+				free(old);
 			}
 		}
 	}
@@ -492,30 +587,24 @@ static void pair_b(struct analysis *an, struct ival *r, struct ival *m)
 	pair_ab(an, &p, &ps, &an->ct.c_from_b, &cs->b_pairs, &cs->b_ns);
 }
 
-/* The bucket_hash() of a closing interval's keys, once per close. */
+/* A closing interval's keys, made once per close: BK_VMA, BK_RANGE_*, BK_MM. */
 struct close_keys {
 	int		done;
-	uint64_t	vma, range, mm;	/* BK_VMA; BK_RANGE_*; BK_MM */
+	struct close_key vma, range, mm;
 };
 
-static void close_keys_hash(const struct analysis *an, const struct ival *iv, int type_a,
-			    struct close_keys *ck)
+static void close_keys_of(const struct ival *iv, int type_a, struct close_keys *ck)
 {
-	struct bucket_key k;
-
 	if (ck->done)
 		return;
 	ck->done = 1;
 	if (type_a) {
-		bucket_key_of(&k, 0, BK_RANGE_NOVMA, iv);
-		ck->range = bucket_hash(an, &k);
-		if (iv->has_vma) {
-			bucket_key_of(&k, 0, BK_VMA, iv);
-			ck->vma = bucket_hash(an, &k);
-		}
+		/* BK_RANGE_VMA and BK_RANGE_NOVMA: the same key */
+		bucket_key_of(&ck->range, BK_RANGE_NOVMA, iv);
+		if (iv->has_vma)
+			bucket_key_of(&ck->vma, BK_VMA, iv);
 	} else {
-		bucket_key_of(&k, 0, BK_MM, iv);
-		ck->mm = bucket_hash(an, &k);
+		bucket_key_of(&ck->mm, BK_MM, iv);
 	}
 }
 
@@ -628,9 +717,10 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	int stock = closed == L_CLOSED_SW || closed == L_CLOSED_SM;
 	struct bucket *cand[2] = { NULL, NULL };
 	size_t pos[2] = { 0, 0 };
-	struct close_keys ck = { 0, 0, 0, 0 };
+	struct close_keys ck;
 	int c;
 
+	ck.done = 0;
 	list_remove(an, iv);
 	if (an->opts.on_ival)
 		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
@@ -653,15 +743,15 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	 * look up.
 	 */
 	if (an->sw.lists[other_closed].head) {
-		close_keys_hash(an, iv, type_a, &ck);
+		close_keys_of(iv, type_a, &ck);
 		if (type_a) {
 			/* same_vma(): the pointers when both have one, else the range */
 			cand[0] = iv->has_vma ?
-				  bucket_find(an, other_closed, BK_VMA, iv, ck.vma) :
-				  bucket_find(an, other_closed, BK_RANGE_VMA, iv, ck.range);
-			cand[1] = bucket_find(an, other_closed, BK_RANGE_NOVMA, iv, ck.range);
+				  bucket_find(an, other_closed, BK_VMA, &ck.vma) :
+				  bucket_find(an, other_closed, BK_RANGE_VMA, &ck.range);
+			cand[1] = bucket_find(an, other_closed, BK_RANGE_NOVMA, &ck.range);
 		} else {
-			cand[0] = bucket_find(an, other_closed, BK_MM, iv, ck.mm);
+			cand[0] = bucket_find(an, other_closed, BK_MM, &ck.mm);
 		}
 	}
 	for (c = 0; c < 2; c++)
@@ -699,16 +789,16 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	 * they need no bucket.
 	 */
 	if (an->sw.lists[closed].head != iv || iv->end > prune_bound(an, other_closed - 1)) {
-		close_keys_hash(an, iv, type_a, &ck);
+		close_keys_of(iv, type_a, &ck);
 		if (type_a) {
 			if (iv->has_vma) {
-				bucket_add(an, closed, BK_VMA, iv, 0, ck.vma);
-				bucket_add(an, closed, BK_RANGE_VMA, iv, 1, ck.range);
+				bucket_add(an, closed, BK_VMA, &ck.vma, iv, 0);
+				bucket_add(an, closed, BK_RANGE_VMA, &ck.range, iv, 1);
 			} else {
-				bucket_add(an, closed, BK_RANGE_NOVMA, iv, 0, ck.range);
+				bucket_add(an, closed, BK_RANGE_NOVMA, &ck.range, iv, 0);
 			}
 		} else {
-			bucket_add(an, closed, BK_MM, iv, 0, ck.mm);
+			bucket_add(an, closed, BK_MM, &ck.mm, iv, 0);
 		}
 	}
 	prune(an, closed, other_closed - 1);
@@ -729,12 +819,12 @@ void pair_forget(struct analysis *an, struct ival *iv)
 
 void pair_release(struct analysis *an)
 {
-	htab_release(&an->sw.buckets);	/* emptied with the lists */
-	while (an->sw.cache) {
-		struct bucket *b = an->sw.cache;
+	/* the lists are empty: so is every bucket, each on the emptied list */
+	while (an->sw.empty_head) {
+		struct bucket *b = emptied_evict(an);
 
-		an->sw.cache = *(struct bucket **)b->v;
 		free(b->v);
 		free(b);
 	}
+	htab_release(&an->sw.buckets);
 }
