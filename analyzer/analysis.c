@@ -6,6 +6,7 @@
  * pairs in pair.c, broken sequences in anomaly.c, the summary's tables in
  * tally.c; summary.c writes them out.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,44 @@ static void __attribute__((noinline)) feed_other(struct analysis *an, const stru
 	case LINE_EVENT:
 		break;
 	}
+}
+
+/*
+ * Is the event's comm @t's name?  A text line's comm lies in the line,
+ * before its end (parse.h), so its first 16 bytes can be read as two words
+ * and compared with the name's (a char[COMM_LEN]) up to and including the
+ * comm's NUL: the names of Linux tasks are at most 15 bytes, and this is
+ * the one compare on every event.  Else, and past 16 bytes, strcmp().
+ */
+static inline int comm_same(const char *name, const struct parsed_line *pl)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	const char *c = pl->comm;
+
+	_Static_assert(COMM_LEN >= 16, "struct task: comm holds two words");
+	if (!pl->comm_stable && pl->end && pl->end - c >= 16) {
+		int w;
+
+		for (w = 0; w < 16; w += 8) {
+			uint64_t a, b, z;
+
+			memcpy(&a, c + w, 8);
+			memcpy(&b, name + w, 8);
+			/*
+			 * z's lowest set bit is the top bit of a's first NUL byte
+			 * (the first in memory); z ^ (z - 1): the bits up to it
+			 */
+			z = (a - ones) & ~a & highs;
+			if (z)
+				return !((a ^ b) & (z ^ (z - 1)));
+			if (a != b)
+				return 0;
+		}
+		return !strcmp(name + 16, c + 16);
+	}
+#endif
+	return !strcmp(name, pl->comm);
 }
 
 void analysis_feed(struct analysis *an, const struct parsed_line *pl)
@@ -98,7 +137,7 @@ void analysis_feed(struct analysis *an, const struct parsed_line *pl)
 	 * once: the same text at the same address is the same name.
 	 */
 	if (pl->comm && !(pl->comm_stable && pl->comm == t->comm_src)) {
-		if (strcmp(t->comm, pl->comm)) {
+		if (!comm_same(t->comm, pl)) {
 			copy_str(t->comm, sizeof(t->comm), pl->comm);
 			t->comm_gen = ++an->tt.comm_gen;
 			changed = 1;

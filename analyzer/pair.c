@@ -316,11 +316,10 @@ static uint64_t prune_bound(const struct analysis *an, int open_other)
 	return o && o->start < an->now ? o->start : an->now;
 }
 
-/* Drop closed intervals that nothing open or future can overlap any more. */
-static void prune(struct analysis *an, int closed, int open_other)
+/* Drop the closed intervals of @closed that end by @bound (prune_bound()). */
+static void prune(struct analysis *an, int closed, uint64_t bound)
 {
 	struct ilist *cl = &an->sw.lists[closed];
-	uint64_t bound = prune_bound(an, open_other);
 
 	while (cl->head && cl->head->end <= bound)
 		ival_free(an, cl->head);
@@ -710,7 +709,8 @@ static void closed_leave(struct analysis *an, struct ival *iv, int l)
  * twin is the one before it.  The candidates of two buckets are taken in closing
  * order, the order the pairs were always offered in.
  */
-void pair_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
+static inline __attribute__((always_inline)) void
+close_in(struct analysis *an, struct ival *iv, int closed, int other_closed)
 {
 	int first = closed == L_CLOSED_FW || closed == L_CLOSED_R || closed == L_CLOSED_SW;
 	int type_a = closed == L_CLOSED_FW || closed == L_CLOSED_VW;
@@ -718,6 +718,7 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	struct bucket *cand[2] = { NULL, NULL };
 	size_t pos[2] = { 0, 0 };
 	struct close_keys ck;
+	uint64_t bound;
 	int c;
 
 	ck.done = 0;
@@ -725,12 +726,17 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 	if (an->opts.on_ival)
 		an->opts.on_ival(an->opts.hook_ctx, iv, closed);
 	/*
+	 * What a closed interval of this side must outlast to be kept: the
+	 * other side's open list and the time do not change during the close
+	 * (a pair and a prune of this side touch neither).
+	 */
+	bound = prune_bound(an, other_closed - 1);
+	/*
 	 * Nothing closed on either side, and nothing open on the other that
 	 * started before its end: it pairs with nothing now or later, and goes
 	 * at once (what the general path below ends with, in a few steps).
 	 */
-	if (!an->sw.lists[other_closed].head && !an->sw.lists[closed].head &&
-	    iv->end <= prune_bound(an, other_closed - 1)) {
+	if (!an->sw.lists[other_closed].head && !an->sw.lists[closed].head && iv->end <= bound) {
 		iv->seq = ++an->sw.seq;
 		/* counted as if it left @closed, which it never joins */
 		closed_leave(an, iv, closed);
@@ -781,14 +787,21 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 			pair_b(an, x, y);
 	}
 	iv->seq = ++an->sw.seq;
-	prune(an, closed, other_closed - 1);
-	list_append(an, closed, iv);
-	/*
-	 * Alone on its list and ended by the bound, it goes at once (the
-	 * prune below): most do, when nothing of the other side is open, and
-	 * they need no bucket.
-	 */
-	if (an->sw.lists[closed].head != iv || iv->end > prune_bound(an, other_closed - 1)) {
+	prune(an, closed, bound);
+	if (!an->sw.lists[closed].head && iv->end <= bound) {
+		/*
+		 * Alone on its list and ended by the bound, it would go at once
+		 * (the prune after its joining): most do, when nothing of the
+		 * other side is open, and they need no list and no bucket.
+		 */
+		closed_leave(an, iv, closed);
+		ival_free(an, iv);
+	} else {
+		/*
+		 * Kept: after the prune above, the head of @closed (iv, or an
+		 * older one) ends after the bound, so none goes now.
+		 */
+		list_append(an, closed, iv);
 		close_keys_of(iv, type_a, &ck);
 		if (type_a) {
 			if (iv->has_vma) {
@@ -801,8 +814,22 @@ void pair_close(struct analysis *an, struct ival *iv, int closed, int other_clos
 			bucket_add(an, closed, BK_MM, &ck.mm, iv, 0);
 		}
 	}
-	prune(an, closed, other_closed - 1);
-	prune(an, other_closed, closed - 1);
+	prune(an, other_closed, prune_bound(an, closed - 1));
+}
+
+void pair_close(struct analysis *an, struct ival *iv, int closed, int other_closed)
+{
+	/* a copy per side of the custom events: its kind and side are constants there */
+	if (closed == L_CLOSED_FW && other_closed == L_CLOSED_VW)
+		close_in(an, iv, L_CLOSED_FW, L_CLOSED_VW);
+	else if (closed == L_CLOSED_VW && other_closed == L_CLOSED_FW)
+		close_in(an, iv, L_CLOSED_VW, L_CLOSED_FW);
+	else if (closed == L_CLOSED_R && other_closed == L_CLOSED_M)
+		close_in(an, iv, L_CLOSED_R, L_CLOSED_M);
+	else if (closed == L_CLOSED_M && other_closed == L_CLOSED_R)
+		close_in(an, iv, L_CLOSED_M, L_CLOSED_R);
+	else
+		close_in(an, iv, closed, other_closed);
 }
 
 void pair_open(struct analysis *an, int list, struct ival *iv)

@@ -226,40 +226,37 @@ static void on_fault_end(struct analysis *an, struct task *t, const struct parse
 		an->pc.major_count++;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* A byte's hex digit value plus one, 0 for a byte that is not one. */
+static const unsigned char hex_val1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 /*
- * vma_start_write_begin's flags=%lx; 0 when absent or not hex.  What
- * strtoull(s, 16) takes whole when s starts with a hex digit (a "0x" prefix
- * included), without its cost on every VMA write.
+ * Without strtoull()'s cost on every VMA write: one table load a digit, the
+ * 64-bit bound checked once at the end (leading zeros do not count).
  */
-static int vm_flags(const char *s, uint64_t *flags)
+int pairing_vm_flags(const char *s, uint64_t *flags)
 {
+	const unsigned char *p = (const unsigned char *)s, *digits;
 	uint64_t v = 0;
-	int digits = 0;
+	unsigned int d;
 
-	if (!s || hex_digit(*s) < 0)
+	if (!p || !hex_val1[p[0]])
 		return 0;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hex_digit(s[2]) >= 0)
-		s += 2;
-	for (; *s; s++) {
-		int d = hex_digit(*s);
-
-		if (d < 0)
-			return 0;
-		if ((v || d) && ++digits > 16)
-			return 0;	/* beyond 64 bits: ERANGE */
-		v = v << 4 | (uint64_t)d;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hex_val1[p[2]])
+		p += 2;
+	while (*p == '0')
+		p++;
+	digits = p;
+	while ((d = hex_val1[*p]) != 0) {
+		v = v << 4 | (uint64_t)(d - 1);
+		p++;
 	}
+	if (*p || p - digits > 16)
+		return 0;	/* not hex to its end, or beyond 64 bits: ERANGE */
 	*flags = v;
 	return 1;
 }
@@ -283,7 +280,7 @@ static void on_vma_write_begin(struct analysis *an, struct task *t,
 		an->pc.anonymous++;
 		cs->anonymous++;
 	}
-	if (vm_flags(pl_str(pl, PF_FLAGS), &flags)) {
+	if (pairing_vm_flags(pl_str(pl, PF_FLAGS), &flags)) {
 		cs->flags_seen++;
 		cs->shared += !!(flags & VM_SHARED_BIT);
 	}

@@ -6,6 +6,8 @@
 #ifndef MMLOCK_PAIRING_H
 #define MMLOCK_PAIRING_H
 
+#include <stdint.h>
+
 #include "parse.h"
 
 struct analysis;
@@ -30,5 +32,18 @@ static inline pairing_handler pairing_handler_of(int id)
 {
 	return (unsigned int)id < PARSE_EV_NR ? pairing_handlers[id] : NULL;
 }
+
+/**
+ * pairing_vm_flags() - vma_start_write_begin's flags=%lx
+ * @s: the field's text, or NULL when absent
+ * @flags: set to its value when it is one
+ *
+ * What strtoull(@s, 16) takes whole when @s starts with a hex digit (a "0x"
+ * prefix included); the unit test compares the two.
+ *
+ * Return: 1 when @s is such a number below 2^64, 0 otherwise (absent, not
+ * hex to its end, out of range).
+ */
+int pairing_vm_flags(const char *s, uint64_t *flags);
 
 #endif /* MMLOCK_PAIRING_H */

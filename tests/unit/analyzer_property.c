@@ -40,6 +40,7 @@
 
 #include <json-c/json.h>
 
+#include "analyzer/pairing.h"
 #include "property.h"
 
 #define BASE_US		100000000ULL	/* 100.000000 s */
@@ -1023,6 +1024,52 @@ static void check_seed(struct json_object *root, struct truth *tr)
 	}
 }
 
+/*
+ * pairing_vm_flags(), the analyzer's own hex reading of flags=, against
+ * strtoull() on random texts: digits of both cases, leading zeros, "0x",
+ * lengths about the 16 digits of 64 bits, a stray byte.
+ */
+static int vm_flags_check(void)
+{
+	static const char alphabet[] = "0000000123456789abcdefABCDEFxXg \t-+";
+	unsigned long bad = 0, n;
+	char text[48], first[160] = "";
+
+	for (n = 0; n < 200000; n++) {
+		size_t len = (size_t)(rand() % 28), i;
+		uint64_t got = 0, want = 0;
+		int ok, want_ok;
+		char *end;
+
+		for (i = 0; i < len; i++)
+			text[i] = alphabet[rand() % (int)(sizeof(alphabet) - 1)];
+		if (len > 2 && n % 4 == 0) {	/* "0x" then digits, now and then */
+			text[0] = '0';
+			text[1] = n % 8 ? 'x' : 'X';
+		}
+		text[len] = '\0';
+		ok = pairing_vm_flags(text, &got);
+		errno = 0;
+		want = strtoull(text, &end, 16);
+		want_ok = len && strchr("0123456789abcdefABCDEF", text[0]) && !*end &&
+			  errno != ERANGE;
+		if (ok != want_ok || (ok && got != want)) {
+			if (!bad++)
+				snprintf(first, sizeof(first), "'%s': %d %#" PRIx64 ", strtoull %d %#"
+					 PRIx64, text, ok, got, want_ok, want);
+		}
+	}
+	{
+		uint64_t none = 0;
+
+		if (pairing_vm_flags(NULL, &none) != 0)
+			bad++;
+	}
+	printf("%s - property: flags= read as strtoull(16) reads it (%lu texts, %lu wrong%s%s)\n",
+	       bad ? "not ok" : "ok", n, bad, bad ? ": " : "", first);
+	return bad ? 1 : 0;
+}
+
 int main(void)
 {
 	const char *mmlock = getenv("MMLOCK"), *s;
@@ -1038,9 +1085,11 @@ int main(void)
 	static struct truth tr;
 	int rc = 0;
 
+	srand(1);
+	rc |= vm_flags_check();
 	if (!mmlock || !*mmlock) {
 		printf("skip - analyzer property test: MMLOCK not set\n");
-		return 0;
+		return rc;
 	}
 	s = getenv("PROPERTY_SEEDS");
 	if (s && *s)
