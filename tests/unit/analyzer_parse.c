@@ -41,6 +41,81 @@ static const char *template_key(const struct mmlock_event *ev, int i)
 	return ev->custom ? ev->fields[i].name : stock[i];
 }
 
+/*
+ * Up to 20 bytes of @alphabet (@n bytes) into @val: mostly its first 16,
+ * the hex digits, sometimes any of it.
+ */
+static void random_value(char *val, unsigned int *seed, const char *alphabet, unsigned int n)
+{
+	int len = (int)((*seed = *seed * 1103515245 + 12345) >> 16) % 21, j;
+
+	for (j = 0; j < len; j++) {
+		*seed = *seed * 1103515245 + 12345;
+		val[j] = alphabet[(*seed >> 16) % ((*seed >> 8) % 4 ? 16 : n)];
+	}
+	val[len] = '\0';
+}
+
+/*
+ * Parse @line; when it is an event, count in *@bad an mm= whose value is
+ * not strtoull()'s of its text.  Return: 1 for an event.
+ */
+static int parse_event_mm_bad(const char *line, unsigned int *bad)
+{
+	const char *v;
+
+	parse(line);
+	if (pl.kind != LINE_EVENT)
+		return 0;
+	v = parsed_get(&pl, "mm");
+	if (pl_hex(&pl, PF_MM) != strtoull(v, NULL, 16))
+		++*bad, printf("# mm=%s: %llx\n", v, (unsigned long long)pl_hex(&pl, PF_MM));
+	return 1;
+}
+
+/*
+ * Lines the parser must call malformed, each with the part of its reason
+ * that names what was expected (NULL: any reason).
+ */
+static void check_malformed(void)
+{
+	static const struct {
+		const char *line, *what, *name;
+	} cases[] = {
+		{ "   a-1 [000] 1.x: ev: k=v",
+		  NULL, "bad timestamp is malformed, with a reason" },
+		{ "     kworker 12     [000] .....   1.000001: ev: k=v",
+		  "COMM-PID", "PID digits before the CPU bracket without a '-' are no COMM-PID" },
+		{ "  a-5 (                          7) [003] .....   1.000001: ev: k=v",
+		  NULL, "a '(' more than MAX_TGID_COL bytes back opens no TGID column" },
+		{ "half a line without the layout",
+		  NULL, "free text is malformed" },
+		{ "  a-1 [000] .....  1.000001: mmap_lock_start_locking: mm=00000000aa memcg_path=/uid_10",
+		  "write=true|false", "a stock event cut inside memcg_path is malformed" },
+		{ "  a-1 [000] .....  1.000001: mmap_lock_acquire_returned: mm=00000000aa memcg_id=5 write=true",
+		  "success=true|false", "acquire_returned without success= is malformed" },
+		{ "  a-1 [000] .....  1.000001: mmap_lock_released: memcg_id=5 write=1",
+		  NULL, "a stock event without mm= or with write=1 is malformed" },
+		{ "  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=",
+		  "contention_end", "a cut contention_end is malformed, not a wait on no lock" },
+		{ "  a-1 [000] d..5.  1.000001: contention_begin: lock (flags=READ)",
+		  "contention_begin", "contention_begin with no hex lock is malformed" },
+		{ "  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=x)",
+		  NULL, "contention_end with a non-number ret is malformed" },
+		{ "  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 junk tgid=5",
+		  "pid=N", "version 1 pid=\"7 junk\" is malformed" },
+		{ "  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=2147483648 tgid=5",
+		  NULL, "version 1 pid past INT_MAX is malformed" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse(cases[i].line);
+		CHECK(pl.kind == LINE_MALFORMED && pl.what &&
+		      (!cases[i].what || strstr(pl.what, cases[i].what)), "%s", cases[i].name);
+	}
+}
+
 int main(void)
 {
 	struct hist h = { 0 };
@@ -71,21 +146,13 @@ int main(void)
 	CHECK(pl.kind == LINE_HEADER, "comment header");
 	parse("cpus=2");
 	CHECK(pl.kind == LINE_HEADER, "trace-cmd header");
-	parse("   a-1 [000] 1.x: ev: k=v");
-	CHECK(pl.kind == LINE_MALFORMED && pl.what, "bad timestamp is malformed, with a reason");
-	parse("     kworker 12     [000] .....   1.000001: ev: k=v");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "COMM-PID"),
-	      "PID digits before the CPU bracket without a '-' are no COMM-PID");
+	check_malformed();
 	parse("  a-b-1234567     [123] .....   1.000001: ev: k=v");
 	CHECK(pl.kind == LINE_EVENT && pl.pid == 1234567 && pl.cpu == 123 && !strcmp(pl.comm, "a-b") &&
 	      pl.ts_ns == 1000001000ULL, "seven PID digits, a dash in the comm, three CPU digits");
 	parse("  a-5 (                 7) [003] .....   1.000001: ev: k=v");
 	CHECK(pl.kind == LINE_EVENT && pl.pid == 5 && pl.tgid == 7 && pl.cpu == 3,
 	      "a TGID column 20 bytes wide");
-	parse("  a-5 (                          7) [003] .....   1.000001: ev: k=v");
-	CHECK(pl.kind == LINE_MALFORMED, "a '(' more than MAX_TGID_COL bytes back opens no TGID column");
-	parse("half a line without the layout");
-	CHECK(pl.kind == LINE_MALFORMED, "free text is malformed");
 	parse("  a-1 [000] ..... 1234567.123456789: ev: k=");
 	CHECK(pl.kind == LINE_EVENT && pl.ts_ns == 1234567123456789ULL &&
 	      !strcmp(parsed_get(&pl, "k"), ""), "nanosecond timestamp, empty value");
@@ -107,14 +174,6 @@ int main(void)
 	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "memcg_path"), "/a") &&
 	      !strcmp(parsed_get(&pl, "ip"), "f+0x1/0x2") &&
 	      !strcmp(parsed_get(&pl, "success"), "false"), "5.x layout with ip= after write=");
-	parse("  a-1 [000] .....  1.000001: mmap_lock_start_locking: mm=00000000aa memcg_path=/uid_10");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "write=true|false"),
-	      "a stock event cut inside memcg_path is malformed");
-	parse("  a-1 [000] .....  1.000001: mmap_lock_acquire_returned: mm=00000000aa memcg_id=5 write=true");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "success=true|false"),
-	      "acquire_returned without success= is malformed");
-	parse("  a-1 [000] .....  1.000001: mmap_lock_released: memcg_id=5 write=1");
-	CHECK(pl.kind == LINE_MALFORMED, "a stock event without mm= or with write=1 is malformed");
 	parse("              sh-6041    (   6041) [001] .....   269.477053: mmap_lock_acquire_returned: mm=0xffff888100078000 memcg_id=3335 write=true success=false");
 	CHECK(pl.kind == LINE_EVENT && pl.packed && pl.nr_fields == 4 && pl.pid == 6041 &&
 	      pl.tgid == 6041 && pl.cpu == 1 && pl.ts_ns == 269477053000ULL &&
@@ -142,14 +201,6 @@ int main(void)
 	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=-4)");
 	CHECK(pl.kind == LINE_EVENT && !strcmp(parsed_get(&pl, "ret"), "-4") &&
 	      !strcmp(parsed_get(&pl, "lock_addr"), "00000000c0c0c0c0"), "contention_end: ret");
-	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "contention_end"),
-	      "a cut contention_end is malformed, not a wait on no lock");
-	parse("  a-1 [000] d..5.  1.000001: contention_begin: lock (flags=READ)");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "contention_begin"),
-	      "contention_begin with no hex lock is malformed");
-	parse("  a-1 [000] d..5.  1.000001: contention_end: 00000000c0c0c0c0 (ret=x)");
-	CHECK(pl.kind == LINE_MALFORMED, "contention_end with a non-number ret is malformed");
 
 	/* the typed record: event ids and fields converted once, as the contract prints them */
 	parse("  r-7 [001] .....  1.000001: filemap_fault_begin: tgid=5 prio=120 mm=00000000aaaa0001 vma=00000000bbbb0001 vm_start=7f0000000000 vm_end=7f0010000000 address=7f0000008730 pgoff=1 dev=254:16 ino=12 lock=unknown user_pc=0");
@@ -190,24 +241,14 @@ int main(void)
 		char val[40], line[200];
 
 		for (n = 0; n < 20000; n++) {
-			int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 21, j;
 			const char *v;
 			char *end;
 
-			for (j = 0; j < len; j++) {
-				seed = seed * 1103515245 + 12345;
-				/* mostly hex digits, sometimes anything of the alphabet */
-				val[j] = alphabet[(seed >> 16) % ((seed >> 8) % 4 ? 16 : sizeof(alphabet) - 1)];
-			}
-			val[len] = '\0';
+			random_value(val, &seed, alphabet, sizeof(alphabet) - 1);
 			snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: mmap_lock_hold_end: "
 				 "tgid=%s prio=1 mm=%s write=1", val, val);
-			parse(line);
-			if (pl.kind != LINE_EVENT)
+			if (!parse_event_mm_bad(line, &bad))
 				continue;
-			v = parsed_get(&pl, "mm");
-			if (pl_hex(&pl, PF_MM) != strtoull(v, NULL, 16))
-				bad++, printf("# mm=%s: %llx\n", v, (unsigned long long)pl_hex(&pl, PF_MM));
 			v = parsed_get(&pl, "tgid");
 			if (pl_dec(&pl, PF_TGID, -7) != (*v && (strtoll(v, &end, 10), end != v) ?
 							 strtoll(v, NULL, 10) : -7))
@@ -220,23 +261,11 @@ int main(void)
 		 * read by the general split (a key out of the template's order)
 		 */
 		for (n = bad = 0; n < 20000; n++) {
-			int len = (int)((seed = seed * 1103515245 + 12345) >> 16) % 21, j;
-			const char *v;
-
-			for (j = 0; j < len; j++) {
-				seed = seed * 1103515245 + 12345;
-				val[j] = alphabet[(seed >> 16) % ((seed >> 8) % 4 ? 16 : sizeof(alphabet) - 1)];
-			}
-			val[len] = '\0';
+			random_value(val, &seed, alphabet, sizeof(alphabet) - 1);
 			snprintf(line, sizeof(line), "  a-1 [000] .....  1.000001: mmap_lock_released: "
 				 "mm=0%c%s memcg_id=1 write=true%s", n % 3 ? 'x' : 'X', val,
 				 n % 2 ? "" : " zz=1");
-			parse(line);
-			if (pl.kind != LINE_EVENT)
-				continue;
-			v = parsed_get(&pl, "mm");
-			if (pl_hex(&pl, PF_MM) != strtoull(v, NULL, 16))
-				bad++, printf("# mm=%s: %llx\n", v, (unsigned long long)pl_hex(&pl, PF_MM));
+			parse_event_mm_bad(line, &bad);
 		}
 		CHECK(!bad, "hex fields after 0x read as strtoull reads them (20000 values)");
 	}
@@ -331,10 +360,6 @@ int main(void)
 	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=3 reason=io lock=vma extra");
 	CHECK(pl.kind == LINE_EVENT && pl_lock(&pl, PF_LOCK) == -1 && pl_str(&pl, PF_LOCK) &&
 	      !strcmp(pl_str(&pl, PF_LOCK), "vma extra"), "lock=\"vma extra\" is no fault_lock word");
-	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 junk tgid=5");
-	CHECK(pl.kind == LINE_MALFORMED && strstr(pl.what, "pid=N"), "version 1 pid=\"7 junk\" is malformed");
-	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=2147483648 tgid=5");
-	CHECK(pl.kind == LINE_MALFORMED, "version 1 pid past INT_MAX is malformed");
 	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=0002147483647");
 	CHECK(pl.kind == LINE_EVENT && pl_dec(&pl, PF_PID, -1) == 2147483647LL,
 	      "version 1 pid with leading zeros, INT_MAX, at the line's end");
