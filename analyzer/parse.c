@@ -65,7 +65,8 @@ struct key_pat {
 	X(MMLOCK_EV_MMAP_LOCK_START_LOCKING,	"mm", "memcg_id", "write", NULL)	\
 	X(MMLOCK_EV_MMAP_LOCK_ACQUIRE_RETURNED,	"mm", "memcg_id", "write", "success")	\
 	X(MMLOCK_EV_MMAP_LOCK_RELEASED,		"mm", "memcg_id", "write", NULL)
-static struct key_pat pred[MMLOCK_EV_NR][PRED_MAX];
+/* one more than PRED_MAX: the entry after an event's last is zero, len 0, its end */
+static struct key_pat pred[MMLOCK_EV_NR][PRED_MAX + 1];
 static unsigned int nr_pred[MMLOCK_EV_NR];
 /* 1: every field of the event has a pattern, so a line in its order parses in one pass */
 static unsigned char pred_whole[MMLOCK_EV_NR];
@@ -846,7 +847,7 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 			      char **pid_end, uint32_t *words)
 {
 	/* the event's template: its keys in the contract's order, kq the one expected next */
-	const struct key_pat *kq = pred[id], *kend = kq + nr_pred[id], *kp;
+	const struct key_pat *kq = pred[id], *kp;
 	unsigned int n = 0, i;
 	uint32_t have = 0, done = 0, ok = 0, wd = 0;
 	char *tok = p, *v, *v0, *e, c;
@@ -868,7 +869,8 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 	}
 	v0 = tok + kq->len + 1;	/* the first value, when the first key matches */
 	for (;;) {
-		if (kq == kend)
+		/* the zero entry after the last key: one load, no end kept in a register */
+		if (!kq->len)
 			goto restore;
 		if (tok <= wide_end ? !pat_match(kq, tok) :
 		    /* near the end: a key of one word, or byte by byte */
@@ -1278,7 +1280,10 @@ void parse_line_n(char *line, size_t len, struct parsed_line *out)
 	 * look back from a candidate '[' is bounded (a TGID column is a dozen
 	 * bytes, a PID ten digits), so a line full of "[0]"s costs linear time.
 	 */
-	open = strchr(p, '[');
+	/* no call: the bracket lies within the first 32 bytes of most lines */
+	open = find_byte2(p, end, '[', '[');
+	if (!*open)
+		open = NULL;
 #ifdef SWAR
 	if (open && header_fast(line, p, open, end, out, &close))
 		goto cpu_found;

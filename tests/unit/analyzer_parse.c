@@ -147,6 +147,14 @@ int main(void)
 	parse("cpus=2");
 	CHECK(pl.kind == LINE_HEADER, "trace-cmd header");
 	check_malformed();
+	{
+		/* a NUL inside the length given ends the line: no bracket is looked for past it */
+		static const char cut[] = "x\0  a-1 [000] .....  1.000001: ev: k=v";
+
+		memcpy(buf, cut, sizeof(cut));
+		parse_line_n(buf, sizeof(cut) - 1, &pl);
+		CHECK(pl.kind == LINE_MALFORMED, "a CPU bracket after a NUL inside the line is not read");
+	}
 	parse("  a-b-1234567     [123] .....   1.000001: ev: k=v");
 	CHECK(pl.kind == LINE_EVENT && pl.pid == 1234567 && pl.cpu == 123 && !strcmp(pl.comm, "a-b") &&
 	      pl.ts_ns == 1000001000ULL, "seven PID digits, a dash in the comm, three CPU digits");
