@@ -832,6 +832,26 @@ static int pat_match(const struct key_pat *k, const char *tok)
 }
 
 /*
+ * The last number the one pass read for each DEC field, with the eight
+ * bytes dec8() read it from: a trace repeats a tgid, a priority, a pid line
+ * after line, and comparing a word costs less than converting it again.
+ * The word decides the value and its end (len, 1 to 7 digits, the byte
+ * after them within the word), so a hit reads what dec8() would.  len 0:
+ * nothing remembered.  (Not for HEX fields: a real capture's mm changes
+ * from one line to the next, and a miss there costs more than a hit
+ * saves.)  Per thread: parse_line() may run in any thread.
+ */
+#ifdef SWAR
+struct num_memo {
+	uint64_t	w;
+	uint64_t	val;
+	unsigned int	len;
+};
+
+static _Thread_local struct num_memo memo[PF_NR];
+#endif
+
+/*
  * The one pass of a line whose payload is exactly the contract's fields in
  * order ("key=value" separated by single spaces, no value holding a space,
  * version 1's pid= allowed first): each key compared whole, each value's
@@ -853,6 +873,9 @@ static int split_payload_fast(char *p, const char *end, int id, struct parsed_li
 	char *tok = p, *v, *v0, *e, c;
 #ifdef HEX_SSE2
 	const char *h;
+#endif
+#ifdef SWAR
+	struct num_memo *mo;
 #endif
 	/* the last place a key pattern's sixteen bytes may be loaded */
 	const char *wide_end = end + 1 - 16;
@@ -904,16 +927,26 @@ matched:
 #endif
 #ifdef SWAR
 			case PCONV_DEC:
-				if (v + 8 <= end + 1 && (i = dec8(v, &x)) && i < 8 && is_end(v[i])) {
-					out->v.num[kp->pf] = x;
-					done |= kp->bit;
-					ok |= kp->bit;
-					e = v + i;
-					if (!n && kp->pf == PF_PID)
-						*pid_end = e;
-					goto stored;
+				if (v + 8 > end + 1)
+					break;
+				mo = &memo[kp->pf];
+				if (mo->len && load8(v) == mo->w) {
+					x = mo->val;
+					i = mo->len;
+				} else if ((i = dec8(v, &x)) && i < 8 && is_end(v[i])) {
+					mo->w = load8(v);
+					mo->len = i;
+					mo->val = x;
+				} else {
+					break;
 				}
-				break;
+				out->v.num[kp->pf] = x;
+				done |= kp->bit;
+				ok |= kp->bit;
+				e = v + i;
+				if (!n && kp->pf == PF_PID)
+					*pid_end = e;
+				goto stored;
 #endif
 			case PCONV_BOOL:
 				if ((i = bool_word(v, &x))) {

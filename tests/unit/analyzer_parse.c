@@ -356,6 +356,28 @@ int main(void)
 	      !pl_bool(&pl, PF_WRITE) && pl_bool(&pl, PF_SUCCESS) &&
 	      !strcmp(parsed_get(&pl, "write"), "1 z"),
 	      "a value continued by a token that is no key: numbers as before, \"1 z\" is not true");
+	{
+		/*
+		 * The one pass remembers each number's word: values sharing a
+		 * prefix, a value at the line's end, and one met again.
+		 */
+		static const char *const tg[] = { "1234", "12345", "1234", "123", "1234567", "12345678" };
+		char line[200];
+		int bad = 0;
+
+		for (i = 0; i < (int)(sizeof(tg) / sizeof(tg[0])); i++) {
+			snprintf(line, sizeof(line), "  r-7 [001] .....  1.000001: mmap_lock_hold_end: "
+				 "pid=7 tgid=%s prio=%s mm=1 write=1", tg[i], tg[i]);
+			parse(line);
+			bad += !pl.packed || pl_dec(&pl, PF_TGID, -1) != strtoll(tg[i], NULL, 10) ||
+			       pl_dec(&pl, PF_PRIO, -1) != strtoll(tg[i], NULL, 10);
+			snprintf(line, sizeof(line), "  r-7 [001] .....  1.000001: mmap_lock_hold_end: "
+				 "pid=%s", tg[i]);
+			parse(line);
+			bad += pl.kind != LINE_EVENT || pl_dec(&pl, PF_PID, -1) != strtoll(tg[i], NULL, 10);
+		}
+		CHECK(!bad, "numbers met again, or sharing a prefix, read as their own digits");
+	}
 	/* values converted when first read: each record's own, never the previous line's */
 	parse("  r-7 [001] .....  1.000001: filemap_fault_wait_start: pid=7 tgid=5 prio=1 mm=1 vma=2 address=3 reason=io lock=mmap");
 	CHECK(pl_lock(&pl, PF_LOCK) == pl_lock(&pl, PF_LOCK) && pl_hex(&pl, PF_ADDRESS) == 3 &&
