@@ -616,7 +616,30 @@ static __attribute__((noinline)) void cr_search(struct input *in, size_t pos)
 	in->cr_end = in->text_len;
 }
 
-/* The line from @start to its newline @nl, handed out in place (inside the buffer), no CR kept. */
+/* The end of line_in_place(): the line at text_pos @pos, @take bytes without its CR, handed out. */
+static inline long line_hand_out(struct input *in, char *start, size_t pos, size_t take,
+				 char **line)
+{
+	in->line_cr = in->cr_pos < pos + take;
+	start[take] = '\0';
+	in->lineno++;
+	*line = start;
+	return (long)take;
+}
+
+/* line_hand_out() after the search for the next CR: its own function, out of the common path */
+static __attribute__((noinline)) long line_after_cr_search(struct input *in, char *start,
+							    size_t pos, size_t take, char **line)
+{
+	cr_search(in, pos);
+	return line_hand_out(in, start, pos, take, line);
+}
+
+/*
+ * The line from @start to its newline @nl, handed out in place (inside the
+ * buffer), no CR kept.  No call on its common path but a tail call: the
+ * reader keeps only what lives across its memchr().
+ */
 static inline long line_in_place(struct input *in, char *start, const char *nl, char **line)
 {
 	size_t take = (size_t)(nl - start), pos = in->text_pos;
@@ -625,12 +648,8 @@ static inline long line_in_place(struct input *in, char *start, const char *nl, 
 	if (take && start[take - 1] == '\r')
 		take--;
 	if (pos + take > in->cr_end || in->cr_pos < pos)
-		cr_search(in, pos);
-	in->line_cr = in->cr_pos < pos + take;
-	start[take] = '\0';
-	in->lineno++;
-	*line = start;
-	return (long)take;
+		return line_after_cr_search(in, start, pos, take, line);
+	return line_hand_out(in, start, pos, take, line);
 }
 
 /* input_next_line() at a file's start and of a line that does not lie whole in the buffer */
