@@ -8,13 +8,16 @@
  * to kbuffer at its first such record.
  *
  * And the CPUs' records come merged by time, ties to the lower CPU, in
- * every binary fixture (two CPUs, or three).
+ * every binary fixture (two CPUs, or three).  And a record shorter than its
+ * format's fields is damaged, never handed out to be read past its end.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <event-parse.h>
 
 #include "capture.h"
 #include "test.h"
@@ -190,6 +193,62 @@ static void rewrite_one(unsigned char *pg, long index, void *ctx)
 	*(int *)ctx += page_rewrite(pg, (int)(index % 3));
 }
 
+/*
+ * A copy of a fixture whose mmap_lock_acquire_returned format gains a
+ * field past the end of its records: each of them is damaged (the rest of
+ * its page skipped), none handed out whole.
+ */
+static void short_records(void)
+{
+	static const char after[] = "offset:25;\tsize:1;\tsigned:0;\n";
+	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], path[256], buf[4096], *at;
+	unsigned long damaged = 0, whole = 0, others = 0;
+	struct bin_decoder *dec;
+	struct bin_event e;
+	size_t n;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd), "cp -r tests/fixtures/binary-small.capture %s/cap && "
+		 "chmod -R u+w %s/cap", dir, dir);
+	if (system(cmd))
+		return;
+	snprintf(path, sizeof(path), "%s/cap/tracefs/events/mmap_lock/mmap_lock_acquire_returned/"
+		 "format", dir);
+	f = fopen(path, "r+");
+	n = f ? fread(buf, 1, sizeof(buf) - 64, f) : 0;
+	buf[n] = '\0';
+	at = strstr(buf, after);
+	if (f && at) {
+		at += sizeof(after) - 1;
+		rewind(f);
+		fwrite(buf, 1, (size_t)(at - buf), f);
+		fputs("\tfield:u64 beyond;\toffset:200;\tsize:8;\tsigned:0;\n", f);
+		fputs(at, f);
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/cap", dir);
+	dec = bin_decoder_open(path);
+	while (dec && bin_decoder_next(dec, &e)) {
+		if (e.damaged)
+			damaged++;
+		else if (e.ev && !strcmp(e.ev->name, "mmap_lock_acquire_returned"))
+			whole++;
+		else
+			others++;
+	}
+	CHECK(at && dec && damaged > 0 && !whole && others > 0 &&
+	      bin_decoder_stats(dec)->bad_pages == damaged,
+	      "records shorter than their format's fields are damaged, none handed out "
+	      "(%lu damaged, %lu whole, %lu others)", damaged, whole, others);
+	bin_decoder_close(dec);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return;
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], raw[128];
@@ -219,5 +278,6 @@ int main(void)
 	free(before.buf);
 	free(after.buf);
 	merge_order();
+	short_records();
 	return TEST_EXIT();
 }
