@@ -8,8 +8,10 @@
  * to kbuffer at its first such record.
  *
  * And the CPUs' records come merged by time, ties to the lower CPU, in
- * every binary fixture (two CPUs, or three).  And a record shorter than its
- * format's fields is damaged, never handed out to be read past its end.
+ * every binary fixture (two CPUs, or three), and in a copy whose records
+ * are retimed so that each of CPU 0's ties one of CPU 1's.  And a record
+ * shorter than its format's fields is damaged, never handed out to be read
+ * past its end.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +125,43 @@ static int page_rewrite(unsigned char *pg, int kind)
 	return 1;
 }
 
+/* page_retime()'s state: the CPU whose pages come now, and its clock. */
+struct retime {
+	int			cpu;
+	unsigned long long	t;
+};
+
+/*
+ * test_rewrite_pages()'s step: CPU 0's records 10 ns apart, CPU 1's 5 ns
+ * apart, from 0 (each page's time where its CPU's last record left it), so
+ * that every time of CPU 0 is also one of CPU 1.  A page with other than
+ * plain records keeps their deltas (time extends stay after their event).
+ */
+static void page_retime(unsigned char *pg, long index, void *ctx)
+{
+	struct retime *rt = ctx;
+	unsigned int step;
+	uint64_t commit, pos;
+
+	if (!index && rt->t) {
+		rt->cpu++;
+		rt->t = 0;
+	}
+	step = rt->cpu ? 5 : 10;
+	memcpy(pg, &rt->t, 8);
+	memcpy(&commit, pg + 8, 8);
+	commit &= (1ULL << 27) - 1;
+	for (pos = 0; pos + 4 <= commit && HDR + pos + 4 <= PAGE;) {
+		uint32_t w = get4(pg + HDR + pos), len = w & 31;
+
+		if (!len || len > 28)
+			break;
+		put4(pg + HDR + pos, len | step << 5);
+		rt->t += step;
+		pos += 4 + 4 * len;
+	}
+}
+
 /* What bin_decoder_next() said of its records. */
 struct answers {
 	unsigned long	plain, other, lost, wrong;	/* wrong: BIN_PLAIN where it is not, or not */
@@ -163,6 +202,29 @@ static int merged_in_order(const char *dir, unsigned long *records, unsigned lon
 	return bad;
 }
 
+/* merge_order() on a copy retimed by page_retime(): ties at every time of CPU 0. */
+static void retimed_order(struct answers *a)
+{
+	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], cap[128];
+	struct retime rt = { 0, 0 };
+	unsigned long records = 0, sw = 0;
+	int bad = 1;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd), "cp -r tests/fixtures/binary-small.capture %s/cap && "
+		 "chmod -R u+w %s/cap", dir, dir);
+	snprintf(cap, sizeof(cap), "%s/cap", dir);
+	if (!system(cmd) && !test_rewrite_pages(cap, PAGE, page_retime, &rt))
+		bad = merged_in_order(cap, &records, &sw, a);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		bad = 1;
+	CHECK(!bad && rt.cpu == 1 && records > 1000 && sw > 100,
+	      "records of two CPUs at equal times: the lower CPU's first (%lu records, "
+	      "%lu switches)", records, sw);
+}
+
 static void merge_order(void)
 {
 	static const char *const fixtures[] = {
@@ -181,6 +243,7 @@ static void merge_order(void)
 		      "lower CPU (%lu records)", fixtures[i], records);
 	}
 	CHECK(switches > 100, "the merge switched CPUs %lu times", switches);
+	retimed_order(&a);
 	CHECK(!a.wrong && a.plain > 1000 && a.other > 100 && a.lost >= 2,
 	      "BIN_PLAIN exactly for records with a format, no LOST line, no stack, no damage "
 	      "(%lu plain, %lu others, %lu after a LOST line, %lu wrong)", a.plain, a.other, a.lost,
