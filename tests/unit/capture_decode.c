@@ -11,7 +11,8 @@
  * every binary fixture (two CPUs, or three), and in a copy whose records
  * are retimed so that each of CPU 0's ties one of CPU 1's.  And a record
  * shorter than its format's fields is damaged, never handed out to be read
- * past its end.
+ * past its end.  And a page deep in a CPU's stream that says events were
+ * missed before it gives its first record that LOST count.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -256,6 +257,65 @@ static void rewrite_one(unsigned char *pg, long index, void *ctx)
 	*(int *)ctx += page_rewrite(pg, (int)(index % 3));
 }
 
+/* page_lost()'s state: pages seen, and the one given a missed count. */
+struct lost_page {
+	long	pages;
+	int	done;
+};
+
+/* test_rewrite_pages()'s step: the first page of CPU 0 after its fifth with room says 7 missed. */
+static void page_lost(unsigned char *pg, long index, void *ctx)
+{
+	struct lost_page *lp = ctx;
+	uint64_t commit, size, n = 7;
+
+	lp->pages++;
+	memcpy(&commit, pg + 8, 8);
+	size = commit & ((1ULL << 27) - 1);
+	if (lp->done || lp->pages != index + 1 || index < 5 || HDR + size + 8 > PAGE)
+		return;
+	commit |= 1ULL << 31 | 1ULL << 30;	/* missed, and the count stored after the data */
+	memcpy(pg + 8, &commit, 8);
+	memcpy(pg + HDR + size, &n, 8);
+	lp->done = 1;
+}
+
+/* A LOST count on a page whose records' types were all met before. */
+static void lost_later(void)
+{
+	char dir[] = "/tmp/mmlock-decode.XXXXXX", cmd[256], cap[128];
+	struct lost_page lp = { 0, 0 };
+	unsigned long before = 0, lost = 0, after = 0;
+	struct bin_decoder *dec = NULL;
+	struct bin_event e;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cmd, sizeof(cmd), "cp -r tests/fixtures/binary-small.capture %s/cap && "
+		 "chmod -R u+w %s/cap", dir, dir);
+	snprintf(cap, sizeof(cap), "%s/cap", dir);
+	if (!system(cmd) && !test_rewrite_pages(cap, PAGE, page_lost, &lp))
+		dec = bin_decoder_open(cap);
+	while (dec && bin_decoder_next(dec, &e)) {
+		if (e.lost == 7 && e.cpu == 0 && !e.damaged)
+			lost++;
+		else if (e.lost)
+			before = ~0UL;	/* no other LOST count is in the fixture */
+		else if (lost)
+			after++;
+		else
+			before++;
+	}
+	CHECK(lp.done && lost == 1 && before > 100 && after > 100 && dec &&
+	      bin_decoder_stats(dec)->missed == 7,
+	      "a page deep in the stream that says 7 events were missed: its first record comes "
+	      "with LOST 7 (%lu records before it, %lu after)", before, after);
+	bin_decoder_close(dec);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		return;
+}
+
 /*
  * A copy of a fixture whose mmap_lock_acquire_returned format gains a
  * field past the end of its records: each of them is damaged (the rest of
@@ -342,5 +402,6 @@ int main(void)
 	free(after.buf);
 	merge_order();
 	short_records();
+	lost_later();
 	return TEST_EXIT();
 }
