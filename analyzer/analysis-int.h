@@ -130,6 +130,19 @@ struct swhold {
 	int		cpu, prio, set;
 };
 
+/*
+ * A stock mmap_lock call (start_locking .. acquire_returned) kept in its
+ * slot: it is on no sweep list (a contended wait is its own interval), so
+ * it needs no interval of its own.
+ */
+struct swait {
+	uint64_t	start;
+	uint64_t	epoch;		/* its CPU's [LOST] count when it began */
+	struct call	*call;		/* IV_RCALL: the retried fault's call (a reference) */
+	int		cpu;
+	short		write, flags, set;
+};
+
 /* A task's mmap_lock state for one mm (custom and stock events kept apart). */
 struct mmslot {
 	int		pid, stock;
@@ -137,6 +150,7 @@ struct mmslot {
 	struct ival	*wait, *acq;	/* acq, or else swh: the write acquisition */
 	struct hold	hold;
 	struct swhold	swh;
+	struct swait	sw;		/* stock slots only: their call (wait stays NULL) */
 };
 
 struct waitstat {

@@ -100,6 +100,14 @@ void anomaly_settle_mmslot_slow(struct analysis *an, struct task *t, struct mmsl
 		t->absorb[SLOT_MMAP_WAIT]++;
 		an->anom.truncated++;
 	}
+	if (s->sw.set && truncated(an, s->sw.cpu, s->sw.epoch)) {
+		if ((s->acq && s->acq->start == s->sw.start) ||
+		    (s->swh.set && s->swh.start == s->sw.start))
+			mmslot_drop_acq(an, s);
+		mmslot_sw_clear(s);
+		t->absorb[SLOT_MMAP_WAIT]++;
+		an->anom.truncated++;
+	}
 	if (s->stock && s->acq && !s->acq->has_hold &&
 	    truncated(an, s->acq->cpu, s->acq->epoch))
 		mmslot_drop_acq(an, s);	/* a queued stock writer: its wait was truncated too */
@@ -235,7 +243,7 @@ static void mmslot_finish(void *obj, void *ctx)
 	struct analysis *an = w->an;
 	struct mmslot *s = obj;
 
-	if (!s->wait && !s->hold.set && !mmslot_has_acq(s))
+	if (!s->wait && !s->sw.set && !s->hold.set && !mmslot_has_acq(s))
 		return;
 	if (!w->t || w->t->pid != s->pid)
 		w->t = task_find(an, s->pid);
@@ -245,6 +253,10 @@ static void mmslot_finish(void *obj, void *ctx)
 		anomaly_count(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
 		ival_free(an, s->wait);
 		s->wait = NULL;
+	}
+	if (s->sw.set) {
+		anomaly_count(an, SLOT_MMAP_WAIT, SA_UNCLOSED);
+		mmslot_sw_clear(s);
 	}
 	if (s->hold.set) {
 		anomaly_count(an, SLOT_MMAP_HOLD, SA_UNCLOSED);

@@ -75,9 +75,20 @@ void mmslot_release_slow(struct analysis *an, struct task *t, struct mmslot *s);
  * mmslot_get() of its mm; mmslot_forget_kept() frees it with @t.  After
  * every end event: the test of what is open inline.
  */
+/**
+ * mmslot_sw_clear() - the stock call kept in @s is gone: drop its reference
+ * @s: the (pid, mm) slot
+ */
+static inline void mmslot_sw_clear(struct mmslot *s)
+{
+	s->sw.set = 0;
+	call_put(s->sw.call);
+	s->sw.call = NULL;
+}
+
 static inline void mmslot_release(struct analysis *an, struct task *t, struct mmslot *s)
 {
-	if (s->wait || s->hold.set || s->acq || s->swh.set)
+	if (s->wait || s->hold.set || s->acq || s->swh.set || s->sw.set)
 		return;
 	/*
 	 * mmslot_get() took the slot @t kept, if it was @s: most often none

@@ -348,16 +348,39 @@ mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *p
 	int write = pl_bool(pl, PF_WRITE);
 	struct ival *iv;
 
+	if (stock) {
+		/* on no sweep list: kept in its slot, no interval */
+		if (s->sw.set) {
+			anomaly_count(an, SLOT_MMAP_WAIT, SA_BEGIN_NESTED);
+			mmslot_sw_clear(s);
+			if (s->acq && !s->acq->has_hold)
+				mmslot_drop_acq(an, s);
+			if (t->cw && t->cw->mm == mm) {
+				anomaly_count(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
+				task_drop_cwait(an, t);
+			}
+		}
+		t->absorb[SLOT_MMAP_WAIT] = 0;
+		s->sw.set = 1;
+		s->sw.start = pl->ts_ns;
+		s->sw.cpu = pl->cpu;
+		s->sw.epoch = anomaly_epoch(an, pl->cpu);
+		s->sw.write = write;
+		s->sw.flags = 0;
+		lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_MMAP_WAIT);
+		/* the task's open call: a contention_begin now is its sleep */
+		t->scall_mm = mm;
+		t->scall_set = 1;
+		if (!write)
+			stock_retry_call(an, t, &s->sw, mm);
+		return;
+	}
 	if (s->wait) {
 		anomaly_count(an, SLOT_MMAP_WAIT, SA_BEGIN_NESTED);
 		ival_free(an, s->wait);
 		s->wait = NULL;
 		if (s->acq && !s->acq->has_hold)
 			mmslot_drop_acq(an, s);
-		if (stock && t->cw && t->cw->mm == mm) {
-			anomaly_count(an, SLOT_MMAP_CWAIT, SA_UNCLOSED);
-			task_drop_cwait(an, t);
-		}
 	}
 	t->absorb[SLOT_MMAP_WAIT] = 0;
 	iv = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
@@ -365,14 +388,6 @@ mmap_wait_start(struct analysis *an, struct task *t, const struct parsed_line *p
 	iv->write = write;
 	s->wait = iv;
 	lifecycle_event(an->lc, t->tgid, pl->ts_ns, LC_MMAP_WAIT);
-	if (stock) {
-		/* the task's open call: a contention_begin now is its sleep */
-		t->scall_mm = mm;
-		t->scall_set = 1;
-		if (!write)
-			stock_retry_call(an, t, iv);
-		return;
-	}
 	if (write) {
 		struct ival *m = ival_new(an, t, pl->ts_ns, pl->cpu, t->prio);
 
@@ -450,12 +465,14 @@ static inline __attribute__((always_inline)) void mmap_wait_end(struct analysis 
 	struct ival *iv = s->wait;
 	uint64_t ns;
 
-	if (!iv) {
-		/*
-		 * A stock trylock emits acquire_returned alone: an acquisition,
-		 * not a broken sequence.
-		 */
-		if (stock) {
+	if (stock) {
+		struct swait *w = &s->sw;
+
+		if (!w->set) {
+			/*
+			 * A stock trylock emits acquire_returned alone: an
+			 * acquisition, not a broken sequence.
+			 */
 			if (s->hold.set && s->hold.write && !write && success) {
 				/* mmap_write_downgrade(): the write hold becomes a read hold */
 				an->pc.stock_downgrades++;
@@ -467,6 +484,29 @@ static inline __attribute__((always_inline)) void mmap_wait_end(struct analysis 
 				mmap_hold_start(an, t, s, pl, write, stock);
 			return;
 		}
+		if (pl->ts_ns < w->start) {
+			anomaly_count(an, SLOT_MMAP_WAIT, SA_END_BEFORE_START);
+			w->set = 0;
+			if (w->write && s->acq && !s->acq->has_hold)
+				mmslot_drop_acq(an, s);
+			mmslot_sw_clear(s);
+			return;
+		}
+		if (w->write != write)
+			anomaly_count(an, SLOT_MMAP_WAIT, SA_MODE_MISMATCH);
+		write = w->write;
+		w->set = 0;
+		ns = pl->ts_ns - w->start;
+		hist_add(&an->dist.stock_wait, ns / 1000);
+		an->pc.stock_wait_count[write]++;
+		stock_call_end(an, t, s, w, pl, success);
+		mmslot_sw_clear(s);
+		/* the stock events do not report the hold with its own hold_start */
+		if (success)
+			mmap_hold_start(an, t, s, pl, write, stock);
+		return;
+	}
+	if (!iv) {
 		anomaly_end_without_begin(an, t, SLOT_MMAP_WAIT);
 		return;
 	}
@@ -484,16 +524,9 @@ static inline __attribute__((always_inline)) void mmap_wait_end(struct analysis 
 	s->wait = NULL;
 	iv->end = pl->ts_ns;
 	ns = iv->end - iv->start;
-	if (stock) {
-		hist_add(&an->dist.stock_wait, ns / 1000);
-		an->pc.stock_wait_count[write]++;
-	} else {
-		hist_add(&an->dist.mmap_wait, ns / 1000);
-		an->pc.wait_count[write]++;
-		tally_wait(an, t, WAIT_MMAP, ns);
-	}
-	if (stock)
-		stock_call_end(an, t, s, iv, pl, success);
+	hist_add(&an->dist.mmap_wait, ns / 1000);
+	an->pc.wait_count[write]++;
+	tally_wait(an, t, WAIT_MMAP, ns);
 	if (iv->flags & IV_R) {
 		/* it counts only if the gap it started in is still open */
 		if (t->gap == iv->call)
@@ -503,11 +536,9 @@ static inline __attribute__((always_inline)) void mmap_wait_end(struct analysis 
 	} else {
 		ival_free(an, iv);
 	}
-	if (!stock && write && s->acq && !success)
+	/* our events report the hold with its own hold_start */
+	if (write && s->acq && !success)
 		close_acq(an, s, pl->ts_ns);
-	/* our events report the hold with its own hold_start; the stock ones do not */
-	if (stock && success)
-		mmap_hold_start(an, t, s, pl, write, stock);
 }
 
 static inline __attribute__((always_inline)) void

@@ -60,7 +60,7 @@ void stock_filemap_fault(struct analysis *an, struct task *t, const struct parse
  * such call starts the retry (mmap_read_trylock(), then, if that fails, the
  * blocking mmap_read_lock_killable()).
  */
-void stock_retry_call(struct analysis *an, struct task *t, struct ival *call)
+void stock_retry_call(struct analysis *an, struct task *t, struct swait *call, uint64_t mm)
 {
 	struct call *f = t->sfault;
 
@@ -69,7 +69,7 @@ void stock_retry_call(struct analysis *an, struct task *t, struct ival *call)
 	if (!(f->flags & CALL_SF_RETRY)) {
 		f->flags |= CALL_SF_RETRY;
 		f->ts = call->start;
-		f->mm = call->mm;
+		f->mm = mm;
 		an->pc.sf_retries++;
 		if (call->start >= f->mark_ts)
 			hist_add(&an->dist.retry_io, (call->start - f->mark_ts) / 1000);
@@ -175,7 +175,7 @@ void stock_close_write_slow(struct analysis *an, struct mmslot *s, uint64_t ts)
 
 /* A stock call ends (acquire_returned after start_locking). */
 void stock_call_end_slow(struct analysis *an, struct task *t, struct mmslot *s,
-			 const struct ival *call, const struct parsed_line *pl, int success)
+			 const struct swait *call, const struct parsed_line *pl, int success)
 {
 	if (t->cw && t->cw->mm == s->mm) {
 		/* the rwsem reports contention_end before the call returns */
@@ -210,7 +210,8 @@ void stock_call_end_slow(struct analysis *an, struct task *t, struct mmslot *s,
 void stock_contention_begin(struct analysis *an, struct task *t, const struct parsed_line *pl)
 {
 	const char *flags = pl_str(pl, PF_FLAGS);
-	struct ival *iv, *call;
+	const struct swait *call;
+	struct ival *iv;
 	struct mmslot *s;
 	int write;
 
@@ -227,9 +228,9 @@ void stock_contention_begin(struct analysis *an, struct task *t, const struct pa
 		return;
 	}
 	s = mmslot_peek(an, t, t->scall_mm);
-	if (!s || !s->wait)
+	if (!s || !s->sw.set)
 		return;		/* its call was lost ([LOST], a broken sequence): not known */
-	call = s->wait;
+	call = &s->sw;
 	if (t->cw) {
 		anomaly_count(an, SLOT_MMAP_CWAIT, SA_BEGIN_NESTED);
 		task_drop_cwait(an, t);

@@ -40,12 +40,13 @@ void stock_filemap_fault(struct analysis *an, struct task *t, const struct parse
  * stock_retry_call() - a stock read call of @t opened: a retry of its fault?
  * @an: the analysis
  * @t: the task
- * @call: the call's interval (start_locking write=false)
+ * @call: the call, kept in its slot (start_locking write=false)
+ * @mm: its mm
  *
  * Only VM_FAULT_RETRY brings a fault that reached filemap_fault() back to
  * mmap_lock: the fault is a retried one, and @call refers to it (IV_RCALL).
  */
-void stock_retry_call(struct analysis *an, struct task *t, struct ival *call);
+void stock_retry_call(struct analysis *an, struct task *t, struct swait *call, uint64_t mm);
 
 /**
  * stock_write_holds_slow() - stock_write_holds() of a hold that is an
@@ -125,26 +126,26 @@ static inline void stock_close_write(struct analysis *an, struct mmslot *s, uint
  * @an: the analysis
  * @t: the task
  * @s: the slot
- * @call: the call's interval
+ * @call: the call, kept in its slot
  * @pl: the event
  * @success: whether the call got the lock
  */
 void stock_call_end_slow(struct analysis *an, struct task *t, struct mmslot *s,
-			 const struct ival *call, const struct parsed_line *pl, int success);
+			 const struct swait *call, const struct parsed_line *pl, int success);
 
 /**
  * stock_call_end() - a stock call ends (acquire_returned after start_locking)
  * @an: the analysis
  * @t: the task
  * @s: the slot
- * @call: the call's interval
+ * @call: the call, kept in its slot
  * @pl: the event
  * @success: whether the call got the lock
  *
  * Most calls end with nothing else: those tests inline.
  */
 static inline void stock_call_end(struct analysis *an, struct task *t, struct mmslot *s,
-				  const struct ival *call, const struct parsed_line *pl,
+				  const struct swait *call, const struct parsed_line *pl,
 				  int success)
 {
 	/* its open call ends: a contention_begin after it is not its sleep (no branch: most do) */
