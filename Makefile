@@ -51,6 +51,10 @@ else ifneq ($(filter-out x86_64 x86 $(shell uname -m),$(ARCH)),)
   $(error ARCH=$(ARCH): only arm64 is cross-built (leave ARCH unset for this machine))
 endif
 O		?= build
+# One spelling of every target: -MMD names the object as the command line
+# spelled $(O), so a relative and an absolute O of the same folder would
+# each miss the other's header dependencies (a stale object, a broken binary).
+override O	:= $(abspath $(O))
 PKG_CONFIG	?= pkg-config
 AR		?= ar
 
@@ -110,24 +114,24 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   = $(shell $(PKG_CONFIG) $(PKG_STATIC) --libs $(PKGS))
 
 $(O)/%.o: %.c $(DEPS_STAMP)
-	$(quiet) CC $@
+	$(quiet) CC $(@:$(CURDIR)/%=%)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(O)/libmmlock.a: $(LIB_OBJS)
-	$(quiet) AR $@
+	$(quiet) AR $(@:$(CURDIR)/%=%)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(O)/mmlock: $(O)/mmlock.o $(O)/libmmlock.a
-	$(quiet) LD $@
+	$(quiet) LD $(@:$(CURDIR)/%=%)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(O)/libmmlock.a
-	$(quiet) LD $@
+	$(quiet) LD $(@:$(CURDIR)/%=%)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 $(O)/tests/tools/%: $(O)/tests/tools/%.o $(O)/libmmlock.a
-	$(quiet) LD $@
+	$(quiet) LD $(@:$(CURDIR)/%=%)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 # The extmem probe (Vulkan, EGL, GLES) is a binary of its own beside mmlock,
@@ -140,7 +144,7 @@ $(O)/extmem-probe: $(wildcard workloads/extmem/*.c workloads/extmem/*.h workload
 
 # The device agent (a shell script run on the phone) is compiled in as a string.
 $(O)/device/agent.inc: device/agent.sh
-	$(quiet) GEN $@
+	$(quiet) GEN $(@:$(CURDIR)/%=%)
 	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
 $(O)/device/cmd-device.o: $(O)/device/agent.inc
